@@ -1,0 +1,176 @@
+"""Shared factories: a throwaway eval project on disk, and the CLI run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "examples" / "demo"
+SAMPLES = ROOT.parent / "shared" / "waza-samples"
+
+
+def make_run(
+    run_number: int = 1, final_output: str = "the answer", **fields: Any
+) -> dict[str, Any]:
+    run: dict[str, Any] = {
+        "run_number": run_number,
+        "attempts": 1,
+        "status": "passed",
+        "duration_ms": 1000 + run_number,
+        "validations": {},
+        "session_digest": {"tool_call_count": 0, "tools_used": [], "errors": []},
+        "final_output": final_output,
+    }
+    run.update(fields)
+    return run
+
+
+def make_results(tasks: Mapping[str, Sequence[dict[str, Any]]], **fields: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "schemaVersion": "1.4",
+        "eval_id": "run-1",
+        "skill": "demo",
+        "eval_name": "test eval",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "config": {"runs_per_test": 1, "model_id": "m", "engine_type": "mock", "timeout_sec": 30},
+        "summary": {"total_tests": len(tasks), "duration_ms": 5000},
+        "metrics": {},
+        "tasks": [
+            {"test_id": task_id, "display_name": task_id, "status": "passed", "runs": list(runs)}
+            for task_id, runs in tasks.items()
+        ],
+    }
+    doc.update(fields)
+    return doc
+
+
+@dataclass
+class Project:
+    """An eval project in a temp folder: eval.yaml, tasks/, graders/, results.json, workspace/."""
+
+    root: Path
+    graders: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def eval_path(self) -> Path:
+        return self.root / "eval.yaml"
+
+    @property
+    def results_path(self) -> Path:
+        return self.root / "results.json"
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    def write_eval(self, global_graders: str = "", tasks_glob: str = "tasks/*.yaml") -> None:
+        body = f"name: test eval\ntasks:\n  - {json.dumps(tasks_glob)}\n"
+        if global_graders:
+            body += "graders:\n" + textwrap.indent(textwrap.dedent(global_graders), "  ")
+        self.eval_path.write_text(body, encoding="utf-8")
+
+    def write_task(self, task_id: str, graders: str = "", extra: str = "") -> Path:
+        path = self.root / "tasks" / f"{task_id}.yaml"
+        path.parent.mkdir(exist_ok=True)
+        body = f"id: {task_id}\nname: Task {task_id}\n{extra}"
+        if graders:
+            body += "graders:\n" + textwrap.indent(textwrap.dedent(graders), "  ")
+        path.write_text(body, encoding="utf-8")
+        return path
+
+    def write_grader(self, name: str, source: str) -> str:
+        path = self.root / "graders" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        return f"graders/{name}"
+
+    def write_results(self, doc: Mapping[str, Any], name: str = "results.json") -> Path:
+        path = self.root / name
+        path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        return path
+
+    def program_grader(self, name: str, script: str, timeout: int | None = None) -> str:
+        """YAML of one program grader entry running `python3 <script>`."""
+        lines = [
+            "- type: program",
+            f"  name: {name}",
+            "  config:",
+            "    command: python3",
+            f"    args: [{json.dumps(script)}]",
+        ]
+        if timeout is not None:
+            lines.append(f"    timeout: {timeout}")
+        return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "workspace").mkdir()
+    return Project(root)
+
+
+@dataclass(frozen=True)
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+RunCli = Callable[..., CliResult]
+
+
+def run_cli_process(
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+) -> CliResult:
+    full_env = {**os.environ, **(env or {})}
+    full_env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "waza_ci", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def grade_project(project: Project) -> Callable[..., CliResult]:
+    """Run `waza-ci grade` on the project with its defaults; extra args and env as given."""
+
+    def run(*extra: str, env: Mapping[str, str] | None = None, timeout: float = 120) -> CliResult:
+        args = [
+            "grade",
+            str(project.eval_path),
+            "--results",
+            str(project.results_path),
+            "--workspace",
+            str(project.workspace),
+            "--working-directory",
+            str(project.root),
+            *extra,
+        ]
+        return run_cli_process(args, cwd=project.root, env=env, timeout=timeout)
+
+    return run

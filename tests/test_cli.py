@@ -1,0 +1,632 @@
+"""Black-box tests of `waza-ci grade`: a real subprocess, real grader programs, real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import DEMO, SAMPLES, CliResult, Project, make_results, make_run, run_cli_process
+
+RECORDER = """\
+import json, os, stat, sys
+record_path, exit_code = sys.argv[1], int(sys.argv[2])
+ctx_path = os.environ.get("WAZA_GRADING_CONTEXT")
+ctx_dir = os.path.dirname(ctx_path)
+with open(ctx_path, encoding="utf-8") as f:
+    context = json.load(f)
+record = {
+    "stdin": sys.stdin.read(),
+    "cwd": os.getcwd(),
+    "env": dict(os.environ),
+    "context_path": ctx_path,
+    "dir_mode": stat.S_IMODE(os.stat(ctx_dir).st_mode),
+    "file_mode": stat.S_IMODE(os.stat(ctx_path).st_mode),
+    "dir_entries": sorted(os.listdir(ctx_dir)),
+    "context": context,
+}
+with open(record_path, "a", encoding="utf-8") as f:
+    f.write(json.dumps(record) + "\\n")
+print("recorded")
+sys.exit(exit_code)
+"""
+
+
+def recorder_grader(project: Project, name: str, record: Path, exit_code: int = 0) -> str:
+    script = project.write_grader("recorder.py", RECORDER)
+    return (
+        f"- type: program\n  name: {name}\n  config:\n    command: python3\n"
+        f"    args: [{json.dumps(script)}, {json.dumps(str(record))}, \"{exit_code}\"]\n"
+    )
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def script_grader(project: Project, name: str, source: str, timeout: int | None = None) -> str:
+    return project.program_grader(name, project.write_grader(f"{name}.py", source), timeout)
+
+
+# --- the demo -----------------------------------------------------------------------------
+
+
+def test_demo_passes_and_prints_grade_outcome(tmp_path: Path) -> None:
+    out = tmp_path / "regraded.json"
+    summary = tmp_path / "summary.md"
+    result = run_cli_process(
+        [
+            "grade", "examples/demo/eval.yaml", "--results", "examples/demo/results.json",
+            "--workspace", "examples/demo/workspace", "--working-directory", "examples/demo",
+            "--output", str(out), "--summary", str(summary),
+        ],
+        cwd=DEMO.parent.parent,
+    )
+    assert result.code == 0, result.stderr
+    outcome = result.json()
+    assert outcome["passed"] is True
+    assert set(outcome["tasks"]) == {"write-changelog", "bump-version"}
+    averages = outcome["tasks"]["write-changelog"]["grader_averages"]
+    assert set(averages) == {"changelog_entry", "no_secrets_in_output", "safe_commands", "tone"}
+    assert averages["tone"] == pytest.approx(0.85)  # kept prompt verdicts, not re-run
+    regraded = json.loads(out.read_text(encoding="utf-8"))
+    run = regraded["tasks"][0]["runs"][1]
+    assert run["validations"]["changelog_entry"]["type"] == "program"  # absent before: run now
+    assert run["validations"]["tone"]["feedback"] == "Clear, slightly terse."
+    assert "PASSED" in result.stderr
+    assert summary.read_text(encoding="utf-8").strip()
+
+
+# --- what a grader receives ----------------------------------------------------------------
+
+
+def test_grader_gets_stdin_env_cwd_and_private_context(project: Project, grade_project: Any) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    output = "line one\nline two <&> ünïcode\n  trailing spaces  "
+    project.write_results(make_results({"t1": [make_run(1, output)]}))
+    env = {
+        "INPUT_GITHUB-TOKEN": "ghs_secret_input",
+        "ACTIONS_RUNTIME_TOKEN": "runtime-secret",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc-secret",
+        "KEEP_ME": "visible",
+        "WAZA_GRADING_CONTEXT": "/inherited/should/be/replaced",
+    }
+    result = grade_project(env=env)
+    assert result.code == 0, result.stderr
+    (seen,) = read_records(record)
+    assert seen["stdin"] == output
+    assert seen["cwd"] == str(project.root)
+    assert seen["env"]["WAZA_WORKSPACE_DIR"] == str(project.workspace.resolve())
+    assert seen["env"]["KEEP_ME"] == "visible"
+    for secret in ("INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"):
+        assert secret not in seen["env"]
+    assert "secret" not in json.dumps(seen["env"])
+    assert seen["context_path"] != "/inherited/should/be/replaced"
+    assert Path(seen["context_path"]).name == "context.json"
+    assert seen["dir_mode"] == 0o700
+    assert seen["file_mode"] == 0o600
+    assert seen["dir_entries"] == ["context.json"]
+    assert not Path(seen["context_path"]).parent.exists(), "context directory must be deleted"
+
+
+def test_context_fields_follow_the_reference(project: Project, grade_project: Any) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    transcript = [
+        {"type": "user.message", "content": "do it"},
+        {"type": "tool.execution_start", "tool_call_id": "a", "tool_name": "bash",
+         "arguments": {"command": "ls"}},
+        {"type": "tool.execution_start", "tool_call_id": "b", "tool_name": "view",
+         "arguments": {"path": "x"}},
+        {"type": "tool.execution_start", "tool_name": "no_id"},
+        {"type": "tool.execution_partial_result", "tool_call_id": "b",
+         "tool_result": {"content": "partial"}, "success": True},
+        {"type": "tool.execution_complete", "tool_call_id": "a",
+         "tool_result": {"content": "file1"}, "success": True},
+    ]
+    with_evidence = make_run(
+        1, "out", transcript=transcript, duration_ms=4321,
+        tool_events=[{"turn": 1, "sequence": 1, "tool_name": "bash", "success": True}],
+        command_invocations=[], host_lifecycle={"turns": 2}, user_input_requests=[],
+    )
+    bare = make_run(2, "bare")
+    bare.pop("duration_ms")
+    project.write_results(make_results({"t1": [with_evidence, bare]}))
+    result = grade_project("--jobs", "1")
+    assert result.code == 0, result.stderr
+    first, second = (r["context"] for r in read_records(record))
+    assert first == {
+        "version": 1,
+        "output": "out",
+        "outcome": {},
+        "transcript": transcript,
+        "tool_calls": [
+            {"name": "bash", "arguments": {"command": "ls"},
+             "result": {"content": "file1"}, "success": True},
+            {"name": "view", "arguments": {"path": "x"},
+             "result": {"content": "partial"}, "success": True},
+        ],
+        "tool_events": [{"turn": 1, "sequence": 1, "tool_name": "bash", "success": True}],
+        "host_lifecycle": {"turns": 2},
+        "command_invocations": [],
+        "user_input_requests": [],
+        "duration_ms": 4321,
+    }
+    assert second == {
+        "version": 1, "output": "bare", "outcome": {}, "transcript": [], "tool_calls": [],
+        "tool_events": None, "host_lifecycle": None, "command_invocations": None,
+        "user_input_requests": None, "duration_ms": 0,
+    }
+
+
+def test_verdicts_have_waza_shape_and_feedback(project: Project, grade_project: Any) -> None:
+    ok = script_grader(project, "ok", "print('  all good  ')\n")
+    quiet = script_grader(project, "quiet", "pass\n")
+    bad = script_grader(
+        project, "bad", "import sys\nprint('not in feedback')\nsys.stderr.write(' why \\n')\nsys.exit(4)\n"
+    )
+    project.write_eval(ok + quiet + bad)
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    out = project.root / "out.json"
+    result = grade_project("--output", str(out))
+    assert result.code == 1
+    validations = json.loads(out.read_text())["tasks"][0]["runs"][0]["validations"]
+    assert list(validations) == ["bad", "ok", "quiet"]
+    assert validations["ok"]["feedback"] == "all good"
+    assert validations["quiet"]["feedback"] == "Program exited successfully"
+    bad_verdict = validations["bad"]
+    assert bad_verdict["feedback"] == "Program exited with error: exit status 4; stderr: why"
+    assert {k: bad_verdict[k] for k in ("identifier", "type", "score", "weight", "passed")} == {
+        "identifier": "bad", "type": "program", "score": 0, "weight": 1, "passed": False
+    }
+    assert bad_verdict["details"]["exit_error"] == "exit status 4"
+    assert bad_verdict["details"]["stdout"] == "not in feedback"
+    assert isinstance(bad_verdict["duration_ms"], int)
+    assert json.loads(out.read_text())["tasks"][0]["status"] == "failed"
+
+
+# --- the private directory: tampering and failures ------------------------------------------
+
+TAMPER = {
+    "moved": "os.rename(d, d + '.moved')",
+    "deleted": "shutil.rmtree(d)",
+    "replaced_by_dir": "shutil.rmtree(d); os.mkdir(d)",
+    "replaced_by_symlink": "os.rename(d, d + '.moved'); os.symlink(d + '.moved', d)",
+    "file_replaced": "os.remove(p); open(p, 'w').write('{}')",
+    "file_deleted": "os.remove(p)",
+    "file_symlink": "os.remove(p); os.symlink('/etc/hostname', p)",
+}
+
+
+@pytest.mark.parametrize("how", sorted(TAMPER))
+def test_tampering_with_the_context_fails_with_exit_3(
+    how: str, project: Project, grade_project: Any, tmp_path: Path
+) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    source = (
+        "import os, shutil\np = os.environ['WAZA_GRADING_CONTEXT']\nd = os.path.dirname(p)\n"
+        f"{TAMPER[how]}\nprint('tampered')\n"
+    )
+    project.write_eval(script_grader(project, "tamper", source))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project(env={"TMPDIR": str(temp)})
+    assert result.code == 3, result.stderr
+    (left,) = [p for p in temp.iterdir() if not p.name.endswith(".moved")]
+    named = str(left / "context.json") if how.startswith("file") else str(left)
+    assert named in result.stderr
+    assert "Traceback" not in result.stderr
+    outcome = result.json()
+    assert outcome["passed"] is False
+
+
+def _chattr(flag: str, path: Path) -> None:
+    subprocess.run(["chattr", flag, str(path)], check=True)
+
+
+needs_chattr = pytest.mark.skipif(shutil.which("chattr") is None, reason="needs chattr")
+
+
+@needs_chattr
+def test_context_write_failure_names_the_path(
+    project: Project, grade_project: Any, tmp_path: Path
+) -> None:
+    temp = tmp_path / "locked"
+    temp.mkdir()
+    project.write_eval(script_grader(project, "never_runs", "open('ran', 'w')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    _chattr("+i", temp)
+    try:
+        result = grade_project(env={"TMPDIR": str(temp)})
+    finally:
+        _chattr("-i", temp)
+    assert result.code == 3, result.stderr
+    assert str(temp) in result.stderr
+    assert not (project.root / "ran").exists(), "the grader must not run without its context"
+
+
+@needs_chattr
+def test_context_removal_failure_names_the_path(
+    project: Project, grade_project: Any, tmp_path: Path
+) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    source = (
+        "import os, subprocess\nd = os.path.dirname(os.environ['WAZA_GRADING_CONTEXT'])\n"
+        "subprocess.run(['chattr', '+i', d], check=True)\n"
+    )
+    project.write_eval(script_grader(project, "lock", source))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    try:
+        result = grade_project(env={"TMPDIR": str(temp)})
+    finally:
+        for leftover in temp.iterdir():
+            _chattr("-i", leftover)
+    assert result.code == 3, result.stderr
+    (left,) = list(temp.iterdir())
+    assert str(left) in result.stderr
+
+
+# --- processes: timeouts, leftovers, output caps --------------------------------------------
+
+
+def test_timeout_kills_the_group_even_when_a_grandchild_holds_the_pipes(
+    project: Project, grade_project: Any
+) -> None:
+    pid_file = project.root / "grandchild.pid"
+    source = (
+        "import subprocess, sys\n"
+        "child = subprocess.Popen(['sleep', '60'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "subprocess.run(['sleep', '60'])\n"
+    )
+    project.write_eval(script_grader(project, "hang", source, timeout=1))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    started = time.monotonic()
+    result = grade_project()
+    assert time.monotonic() - started < 20
+    assert result.code == 3, result.stderr
+    assert "signal: killed" in result.stderr
+    pid = int(pid_file.read_text())
+    assert not _alive(pid), "the grandchild must be killed with the group"
+
+
+def test_waza_yaml_program_timeout_applies(project: Project, grade_project: Any) -> None:
+    (project.root / ".waza.yaml").write_text("graders:\n  programTimeout: 1\n")
+    project.write_eval(script_grader(project, "slow", "import time\ntime.sleep(30)\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    started = time.monotonic()
+    result = grade_project()
+    assert result.code == 3
+    assert time.monotonic() - started < 15
+
+
+def test_huge_output_is_capped_and_said_so(project: Project, grade_project: Any) -> None:
+    source = "import sys\nchunk = 'x' * 65536\nfor _ in range(320):\n    sys.stdout.write(chunk)\n"
+    project.write_eval(script_grader(project, "loud", source))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    out = project.root / "out.json"
+    result = grade_project("--output", str(out))
+    assert result.code == 0, result.stderr
+    verdict = json.loads(out.read_text())["tasks"][0]["runs"][0]["validations"]["loud"]
+    assert len(verdict["details"]["stdout"]) <= 1024 * 1024
+    assert "stdout_truncated" in verdict["details"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    return status != "Z"
+
+
+# --- exit codes ----------------------------------------------------------------------------
+
+
+def _pass_fail_project(project: Project) -> None:
+    project.write_eval(
+        script_grader(project, "passes", "print('fine')\n")
+        + script_grader(project, "fails", "import sys\nsys.exit(1)\n")
+    )
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+
+
+def test_failing_grader_exits_1_and_fail_on_errors_exits_0(
+    project: Project, grade_project: Any
+) -> None:
+    _pass_fail_project(project)
+    assert grade_project().code == 1
+    assert grade_project("--fail-on", "errors").code == 0
+
+
+def test_grader_error_wins_over_failure_even_with_fail_on_errors(
+    project: Project, grade_project: Any
+) -> None:
+    missing = (
+        "- type: program\n  name: missing\n  config:\n    command: no-such-grader-binary\n"
+    )
+    project.write_eval(script_grader(project, "fails", "import sys\nsys.exit(1)\n") + missing)
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    out = project.root / "out.json"
+    result = grade_project("--fail-on", "errors", "--output", str(out))
+    assert result.code == 3
+    verdict = json.loads(out.read_text())["tasks"][0]["runs"][0]["validations"]["missing"]
+    assert verdict["feedback"] == (
+        'Program exited with error: exec: "no-such-grader-binary": executable file not found '
+        "in $PATH"
+    )
+
+
+def test_errored_runs_are_not_graded_and_fail(project: Project, grade_project: Any) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    errored = make_run(2, status="error", error_msg="agent crashed")
+    project.write_results(make_results({"t1": [make_run(1), errored]}))
+    out = project.root / "out.json"
+    result = grade_project("--output", str(out))
+    assert result.code == 1
+    assert len(read_records(record)) == 1
+    runs = json.loads(out.read_text())["tasks"][0]["runs"]
+    assert runs[1]["status"] == "error"
+    assert runs[1]["validations"] == {}
+    assert "agent crashed" in result.stderr
+
+
+def test_kept_verdicts_count_and_stale_program_verdicts_drop(
+    project: Project, grade_project: Any
+) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    saved = {
+        "judge": {"identifier": "judge", "type": "prompt", "score": 0.2, "weight": 1,
+                  "passed": False, "feedback": "weak", "duration_ms": 5},
+        "_output_contains": {"identifier": "_output_contains", "type": "", "score": 1,
+                             "weight": 1, "passed": True, "feedback": "ok", "duration_ms": 0},
+        "old_program": {"identifier": "old_program", "type": "program", "score": 0,
+                        "weight": 1, "passed": False, "feedback": "stale", "duration_ms": 1},
+    }
+    project.write_results(make_results({"t1": [make_run(validations=saved)]}))
+    out = project.root / "out.json"
+    result = grade_project("--output", str(out))
+    assert result.code == 1  # the kept failing prompt verdict fails the run
+    validations = json.loads(out.read_text())["tasks"][0]["runs"][0]["validations"]
+    assert sorted(validations) == ["_output_contains", "judge", "passes"]
+    assert validations["judge"] == saved["judge"]
+    assert "(kept)" in result.stderr
+
+
+def test_task_level_grader_replaces_a_global_one_with_the_same_name(
+    project: Project, grade_project: Any
+) -> None:
+    project.write_eval(project.program_grader("check", project.write_grader("a.py", "import sys\nsys.exit(1)\n")))
+    project.write_task("t1", graders=project.program_grader("check", project.write_grader("b.py", "print('task')\n")))
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project()
+    assert result.code == 0, result.stderr
+
+
+def test_disabled_tasks_and_missing_tasks_are_skipped(project: Project, grade_project: Any) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    project.write_task("off", extra="enabled: false\n")
+    project.write_task("absent")
+    project.write_results(make_results({"t1": [make_run()], "off": [make_run()]}))
+    result = grade_project()
+    assert result.code == 0, result.stderr
+    assert set(result.json()["tasks"]) == {"t1"}
+    assert "absent" in result.stderr
+    assert len(read_records(record)) == 1
+
+
+def test_nothing_to_grade_is_exit_2(project: Project, grade_project: Any) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"other": [make_run()]}))
+    result = grade_project()
+    assert result.code == 2
+    assert "no tasks were graded" in result.stderr
+
+
+def test_output_is_identical_whatever_jobs_is(project: Project, grade_project: Any) -> None:
+    graders = "".join(
+        script_grader(project, f"g{i}", f"import sys, time\ntime.sleep(0.0{i})\nsys.exit({i % 2})\n")
+        for i in range(4)
+    )
+    project.write_eval(graders)
+    project.write_task("t1")
+    project.write_task("t2")
+    runs = [make_run(n, f"output {n}") for n in (1, 2, 3)]
+    project.write_results(make_results({"t1": runs, "t2": runs}))
+    outputs = []
+    for jobs in ("1", "4"):
+        out, summary = project.root / f"out{jobs}.json", project.root / f"sum{jobs}.md"
+        result = grade_project("--jobs", jobs, "--output", str(out), "--summary", str(summary))
+        assert result.code == 1
+        outputs.append((result.stdout, _strip_durations(out), summary.read_text()))
+    assert outputs[0][0] == outputs[1][0]
+    assert outputs[0][1] == outputs[1][1]
+    assert outputs[0][2] == outputs[1][2]
+
+
+def _strip_durations(path: Path) -> Any:
+    doc = json.loads(path.read_text())
+    for task in doc["tasks"]:
+        for run in task["runs"]:
+            for verdict in run["validations"].values():
+                verdict["duration_ms"] = 0
+    return doc
+
+
+def test_several_results_files_key_tasks_by_file(project: Project, grade_project: Any) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}), name="model-a.json")
+    project.write_results(make_results({"t1": [make_run()]}), name="model-b.json")
+    out_dir = project.root / "regraded"
+    result = run_cli_process(
+        ["grade", str(project.eval_path), "--results", str(project.root / "model-*.json"),
+         "--workspace", str(project.workspace), "--output", str(out_dir)],
+        cwd=project.root,
+    )
+    assert result.code == 0, result.stderr
+    assert set(result.json()["tasks"]) == {"model-a.json:t1", "model-b.json:t1"}
+    assert sorted(p.name for p in out_dir.iterdir()) == ["model-a.json", "model-b.json"]
+
+
+# --- bad input: exit 2, one line, nothing written -------------------------------------------
+
+BAD_INPUTS = {
+    "missing eval": ("eval", None, "eval spec not found"),
+    "bad yaml": ("eval", "name: x\ntasks: [\n", "invalid YAML"),
+    "missing results": ("results", None, "results file not found"),
+    "bad json": ("results", '{"tasks": [', "invalid JSON"),
+    "schema major 2": ("results", '{"schemaVersion": "2.0", "tasks": []}', "not supported"),
+    "wrong type": ("results", '{"tasks": [{"test_id": 3}]}', "$.tasks[0].test_id"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bad_files_exit_2_with_one_line(case: str, project: Project, grade_project: Any) -> None:
+    which, content, expected = BAD_INPUTS[case]
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    target = project.eval_path if which == "eval" else project.results_path
+    if content is None:
+        target.unlink()
+    else:
+        target.write_text(content)
+    _assert_usage_error(grade_project, project, expected, str(target))
+
+
+def _assert_usage_error(grade_project: Any, project: Project, expected: str, where: str) -> None:
+    out, summary = project.root / "out.json", project.root / "summary.md"
+    result: CliResult = grade_project("--output", str(out), "--summary", str(summary))
+    assert result.code == 2, result.stderr
+    assert expected in result.stderr
+    assert where in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert not out.exists() and not summary.exists()
+
+
+def test_unknown_config_key_names_the_yaml_line(project: Project, grade_project: Any) -> None:
+    project.write_eval("- type: program\n  name: g\n  config:\n    command: python3\n    shell: true\n")
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    _assert_usage_error(grade_project, project, "unknown config key 'shell'", f"{project.eval_path}:9")
+
+
+def test_empty_command_names_the_grader_and_line(project: Project, grade_project: Any) -> None:
+    project.write_eval("")
+    project.write_task("t1", graders="- type: program\n  name: empty\n  config:\n    command: ''\n")
+    project.write_results(make_results({"t1": [make_run()]}))
+    task_file = project.root / "tasks" / "t1.yaml"
+    _assert_usage_error(
+        grade_project, project, "program grader 'empty' must have a 'command'", f"{task_file}:7"
+    )
+
+
+def test_unknown_task_is_exit_2(project: Project, grade_project: Any) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    _assert_usage_error(
+        grade_project_with_task(grade_project, "nope"), project, "not found in spec", "eval.yaml"
+    )
+
+
+def grade_project_with_task(grade_project: Any, task: str) -> Any:
+    def run(*extra: str, **kwargs: Any) -> CliResult:
+        result: CliResult = grade_project("--task", task, *extra, **kwargs)
+        return result
+
+    return run
+
+
+def test_task_missing_from_results_with_task_flag_is_exit_2(
+    project: Project, grade_project: Any
+) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_task("t2")
+    project.write_results(make_results({"t1": [make_run()]}))
+    _assert_usage_error(
+        grade_project_with_task(grade_project, "t2"), project, "not in the results file",
+        str(project.results_path),
+    )
+
+
+def test_missing_workspace_is_exit_2(project: Project, grade_project: Any) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    shutil.rmtree(project.workspace)
+    _assert_usage_error(grade_project, project, "--workspace", str(project.workspace))
+
+
+# --- real waza sample files ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sample", sorted(SAMPLES.rglob("*.json")), ids=lambda p: p.name
+)
+def test_every_waza_sample_regrades(sample: Path, project: Project) -> None:
+    doc = json.loads(sample.read_text())
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    for task in doc["tasks"]:
+        project.write_task(task["test_id"])
+    out = project.root / "out.json"
+    result = run_cli_process(
+        ["grade", str(project.eval_path), "--results", str(sample), "--workspace",
+         str(project.workspace), "--working-directory", str(project.root), "--output", str(out)],
+        cwd=project.root,
+    )
+    assert result.code in (0, 1), result.stderr
+    regraded = json.loads(out.read_text())
+    assert len(regraded["tasks"]) == len(doc["tasks"])
+    graded_runs = [r for t in regraded["tasks"] for r in t["runs"] if r["status"] != "error"]
+    assert all(r["validations"]["passes"]["passed"] for r in graded_runs)
+    assert regraded["summary"]["total_tests"] == len(doc["tasks"])
+
+
+def test_context_file_mode_survives_a_hostile_umask(project: Project, tmp_path: Path) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    args = ["grade", str(project.eval_path), "--results", str(project.results_path),
+            "--workspace", str(project.workspace), "--working-directory", str(project.root)]
+    old = os.umask(0)
+    try:
+        result = run_cli_process(args, cwd=project.root)
+    finally:
+        os.umask(old)
+    assert result.code == 0, result.stderr
+    (seen,) = read_records(record)
+    assert (seen["dir_mode"], seen["file_mode"]) == (0o700, 0o600)
+    assert stat.S_IMODE(0o700) == seen["dir_mode"]

@@ -1,0 +1,130 @@
+"""`waza-ci grade …`: argv -> GradeRequest -> engine.grade -> files, stdout JSON, exit code."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from waza_ci import __version__
+from waza_ci.engine import GradeReport, GradeRequest, grade
+from waza_ci.errors import WazaCiError
+from waza_ci.grading import Progress, grader_environment
+from waza_ci.outputs import check_output_paths, plan_outputs, write_text_files
+from waza_ci.report.markdown import render_markdown
+from waza_ci.report.text import render_text
+from waza_ci.results import dump_json, dump_results
+from waza_ci.scoring import FailOn
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="waza-ci",
+        description="Re-grade saved waza runs with their program graders.",
+    )
+    parser.add_argument("--version", action="version", version=f"waza-ci {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade_cmd = commands.add_parser(
+        "grade",
+        help="run the eval's program graders against saved runs",
+        description="Run every program grader of EVAL_YAML against every saved run, as waza "
+        "does, and print waza's GradeOutcome JSON. Exit 0 passed, 1 a run did not pass, "
+        "2 bad input, 3 a grader or grading-context error.",
+    )
+    grade_cmd.add_argument("eval_yaml", metavar="EVAL_YAML", type=Path, help="the eval spec")
+    grade_cmd.add_argument(
+        "--results", action="append", nargs="+", required=True, metavar="FILE",
+        help="waza results file(s); globs allowed; repeatable",
+    )
+    grade_cmd.add_argument("--task", help="grade this task id only")
+    grade_cmd.add_argument(
+        "--workspace", type=Path, default=Path(), metavar="DIR",
+        help="the post-execution workspace, passed as WAZA_WORKSPACE_DIR (default: .)",
+    )
+    grade_cmd.add_argument(
+        "--working-directory", type=Path, default=Path(), metavar="DIR",
+        help="the graders' current directory (default: .)",
+    )
+    grade_cmd.add_argument(
+        "--output", type=Path, metavar="PATH",
+        help="write the regraded results file (a folder when several results files are given)",
+    )
+    grade_cmd.add_argument("--summary", type=Path, metavar="FILE", help="write the Markdown report")
+    grade_cmd.add_argument(
+        "--jobs", type=_positive_int, metavar="N",
+        help="concurrent grader executions (default: number of CPUs)",
+    )
+    grade_cmd.add_argument(
+        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES,
+        help="'failures' (default): exit 1 when a run did not pass; 'errors': only grader "
+        "and grading-context errors fail (exit 3)",
+    )
+    grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _grade(args)
+    except WazaCiError as err:
+        print(f"waza-ci: error: {err}", file=sys.stderr)
+        return err.exit_code
+
+
+def _grade(args: argparse.Namespace) -> int:
+    patterns = [pattern for group in args.results for pattern in group]
+    request = GradeRequest(
+        eval_path=args.eval_yaml,
+        results=patterns,
+        task=args.task,
+        workspace=args.workspace,
+        working_directory=args.working_directory,
+        jobs=args.jobs,
+        grader_env=grader_environment(os.environ),
+        temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
+        progress=_stderr_progress() if args.verbose else None,
+    )
+    # Refuse an unusable --output/--summary before grading: a usage error writes nothing.
+    check_output_paths(args.output, args.summary)
+    report = grade(request)
+    for warning in report.warnings:
+        print(f"waza-ci: warning: {warning}", file=sys.stderr)
+    _write_outputs(args, report)
+    sys.stdout.write(dump_json(report.summary.outcome_json()))
+    sys.stderr.write(render_text(report.summary))
+    return report.summary.exit_code(args.fail_on)
+
+
+def _write_outputs(args: argparse.Namespace, report: GradeReport) -> None:
+    plan = plan_outputs(args.output, args.summary, [r.source.name for r in report.regraded])
+    contents = {plan.results[r.source.name]: dump_results(r.raw) for r in report.regraded
+                if r.source.name in plan.results}
+    if plan.summary is not None:
+        contents[plan.summary] = render_markdown(report.summary)
+    write_text_files(contents)
+
+
+def _stderr_progress() -> Progress:
+    lock = threading.Lock()
+
+    def progress(line: str) -> None:
+        with lock:
+            print(f"waza-ci: {line}", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+

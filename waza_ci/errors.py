@@ -1,0 +1,58 @@
+"""The errors every layer raises for the user's input, and where in a file they point.
+
+Only errors of these classes are user errors: the shells print them as one line and exit with
+their `exit_code`. Anything else escaping is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+EXIT_INPUT_ERROR = 2
+EXIT_GRADER_ERROR = 3
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a user's file: a YAML line, a JSON path, or just the file."""
+
+    file: str
+    line: int | None = None
+    json_path: str | None = None
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.file}:{self.line}"
+        if self.json_path is not None:
+            return f"{self.file}: at {self.json_path}"
+        return self.file
+
+
+class WazaCiError(Exception):
+    """Base of the errors that are the user's to fix; carries the process exit code."""
+
+    exit_code = EXIT_INPUT_ERROR
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        if self.location is None:
+            return self.message
+        return f"{self.location}: {self.message}"
+
+
+class InputError(WazaCiError):
+    """Bad input or usage: nothing was graded and nothing written (exit 2)."""
+
+    exit_code = EXIT_INPUT_ERROR
+
+
+class OutputError(WazaCiError):
+    """A requested output file could not be written (exit 2: nothing half-written is left)."""
+
+    exit_code = EXIT_INPUT_ERROR

@@ -1,0 +1,1 @@
+"""All GitHub I/O: the runner's environment, workflow commands, env files, the Checks API."""

@@ -1,0 +1,318 @@
+"""Plan the grader executions, run them concurrently in private context dirs, merge verdicts.
+
+Executions are planned in a stable order (results file, spec task, run, grader) and their
+results are put back in that order, so the outcome does not depend on `jobs` or on timing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from waza_ci.context import serialize_context
+from waza_ci.errors import InputError, Location
+from waza_ci.privatedir import ContextFileError, create_context_file, verify_and_remove
+from waza_ci.program import describe_outcome, run_program
+from waza_ci.results import ResultsFile, SavedRun, SavedTask
+from waza_ci.scoring import (
+    STATUS_ERROR,
+    GraderRef,
+    RunGrade,
+    SkippedTask,
+    Verdict,
+    effective_weight,
+    run_status,
+)
+from waza_ci.spec import PROGRAM_KIND, EvalSpec, GraderSpec, TaskSpec
+
+WORKSPACE_ENV = "WAZA_WORKSPACE_DIR"
+CONTEXT_ENV = "WAZA_GRADING_CONTEXT"
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class TaskMatch:
+    """A spec task found in a results file."""
+
+    results: ResultsFile
+    task: TaskSpec
+    task_index: int
+    saved: SavedTask
+
+
+@dataclass(frozen=True)
+class Execution:
+    """One program grader against one saved run."""
+
+    match: TaskMatch
+    run_index: int
+    grader: GraderSpec
+    timeout_s: int
+
+
+@dataclass(frozen=True)
+class GradingPlan:
+    matches: tuple[TaskMatch, ...]
+    skipped: tuple[SkippedTask, ...]
+    executions: tuple[Execution, ...]
+
+
+@dataclass(frozen=True)
+class GradingSetup:
+    """What every execution shares: where, with which environment, how many at once."""
+
+    workspace_dir: str
+    working_directory: str
+    env: Mapping[str, str]
+    temp_dir: str
+    jobs: int
+    progress: Progress | None = None
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    execution: Execution
+    raw_verdict: dict[str, Any]
+    """The verdict in waza's results-file shape."""
+    verdict: Verdict
+
+
+def plan_grading(
+    spec: EvalSpec, results_files: Sequence[ResultsFile], only_task: str | None
+) -> GradingPlan:
+    """Match spec tasks to saved tasks by test id and list every program grader execution."""
+    tasks = spec.tasks
+    if only_task is not None:
+        tasks = tuple(t for t in spec.tasks if t.id == only_task)
+        if not tasks:
+            raise InputError(
+                f"task {only_task!r} not found in spec or is disabled", Location(str(spec.path))
+            )
+    matches: list[TaskMatch] = []
+    skipped: list[SkippedTask] = []
+    for results in results_files:
+        saved_by_id = results.tasks_by_id()
+        for task in tasks:
+            found = saved_by_id.get(task.id)
+            reason = (
+                "not in the results file" if found is None
+                else "has no runs in the results file" if not found[1].runs
+                else None
+            )
+            if reason is None and found is not None:
+                matches.append(TaskMatch(results, task, found[0], found[1]))
+                continue
+            if only_task is not None:
+                raise InputError(f"task {task.id!r} {reason}", Location(str(results.path)))
+            skipped.append(SkippedTask(results.name, task.id, f"task {reason}"))
+    if not matches:
+        raise InputError(
+            "no tasks were graded: none of the spec's tasks had matching runs in the results "
+            "file(s)",
+            Location(str(spec.path)),
+        )
+    executions = tuple(
+        Execution(match, run_index, grader, spec.timeout_for(grader))
+        for match in matches
+        for run_index, run in enumerate(match.saved.runs)
+        if not run.errored
+        for grader in match.task.program_graders
+    )
+    return GradingPlan(tuple(matches), tuple(skipped), executions)
+
+
+def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
+    """Run every execution on `setup.jobs` threads; results come back in plan order."""
+    contexts = _serialize_contexts(plan)
+    counter = _Counter(len(plan.executions))
+
+    def execute(execution: Execution) -> ExecutionResult:
+        key = (id(execution.match), execution.run_index)
+        result = _execute(execution, contexts[key], setup)
+        if setup.progress is not None:
+            setup.progress(f"[{counter.next()}/{counter.total}] {_describe(result)}")
+        return result
+
+    with ThreadPoolExecutor(max_workers=max(1, setup.jobs)) as pool:
+        return list(pool.map(execute, plan.executions))
+
+
+def _serialize_contexts(plan: GradingPlan) -> dict[tuple[int, int], bytes]:
+    # Serialized once per run, not once per grader: transcripts can be large.
+    contexts: dict[tuple[int, int], bytes] = {}
+    for execution in plan.executions:
+        key = (id(execution.match), execution.run_index)
+        if key not in contexts:
+            raw_run = execution.match.results.raw_run(
+                execution.match.task_index, execution.run_index
+            )
+            contexts[key] = serialize_context(raw_run)
+    return contexts
+
+
+def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> ExecutionResult:
+    grader = execution.grader
+    program = grader.program
+    assert program is not None
+    run = execution.match.saved.runs[execution.run_index]
+    try:
+        context_file = create_context_file(context, setup.temp_dir)
+    except ContextFileError as err:
+        return _context_failure(execution, str(err), details={}, duration_ms=0)
+    env = {**setup.env, WORKSPACE_ENV: setup.workspace_dir, CONTEXT_ENV: context_file.path}
+    outcome = run_program(
+        (program.command, *(program.args or ())),
+        stdin=run.final_output.encode("utf-8"),
+        env=env,
+        cwd=setup.working_directory,
+        timeout_s=execution.timeout_s,
+    )
+    feedback, details = describe_outcome(
+        outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
+    )
+    try:
+        verify_and_remove(context_file)
+    except ContextFileError as err:
+        return _context_failure(execution, str(err), details, outcome.duration_ms)
+    raw = _raw_verdict(grader, outcome.passed, feedback, details, outcome.duration_ms)
+    error = feedback if outcome.is_grader_error else None
+    return ExecutionResult(execution, raw, _verdict(raw, regraded=True, error=error))
+
+
+def _context_failure(
+    execution: Execution, message: str, details: dict[str, Any], duration_ms: int
+) -> ExecutionResult:
+    feedback = f"Grading context error: {message}"
+    raw = _raw_verdict(
+        execution.grader, False, feedback, {**details, "context_error": message}, duration_ms
+    )
+    return ExecutionResult(execution, raw, _verdict(raw, regraded=True, error=feedback))
+
+
+def _raw_verdict(
+    grader: GraderSpec, passed: bool, feedback: str, details: dict[str, Any], duration_ms: int
+) -> dict[str, Any]:
+    return {
+        "identifier": grader.name,
+        "type": PROGRAM_KIND,
+        "score": 1.0 if passed else 0.0,
+        "weight": effective_weight(grader.weight),
+        "passed": passed,
+        "feedback": feedback,
+        "details": dict(sorted(details.items())),  # Go prints map keys sorted
+        "duration_ms": duration_ms,
+    }
+
+
+def _verdict(raw: Mapping[str, Any], *, regraded: bool, error: str | None = None) -> Verdict:
+    return Verdict(
+        name=str(raw.get("identifier", "")),
+        kind=str(raw.get("type", "")),
+        score=float(raw.get("score", 0.0)),
+        weight=float(raw.get("weight", 0.0)),
+        passed=bool(raw.get("passed", False)),
+        feedback=str(raw.get("feedback", "")),
+        regraded=regraded,
+        error=error,
+    )
+
+
+@dataclass(frozen=True)
+class MergedRun:
+    """A run after grading, for the report and for the regraded results file."""
+
+    grade: RunGrade
+    raw_validations: dict[str, Any]
+
+
+def merge_run(
+    task: TaskSpec, run: SavedRun, raw_run: Mapping[str, Any], new: Sequence[ExecutionResult]
+) -> MergedRun:
+    """Saved verdicts of other kinds are kept; program verdicts come from this grading."""
+    if run.errored:
+        grade = RunGrade(
+            run_number=run.run_number,
+            status=STATUS_ERROR,
+            verdicts=(),
+            duration_ms=run.duration_ms,
+            error_msg=run.error_msg or "run status was error",
+        )
+        return MergedRun(grade, {})
+    program_names = {grader.name for grader in task.program_graders}
+    saved = raw_run.get("validations")
+    raw: dict[str, Any] = {}
+    verdicts: dict[str, Verdict] = {}
+    for name, entry in (saved if isinstance(saved, dict) else {}).items():
+        if not isinstance(entry, dict) or name in program_names:
+            continue
+        if entry.get("type") == PROGRAM_KIND:
+            continue  # its grader left the spec: a stale program verdict is dropped
+        raw[name] = entry
+        verdicts[name] = _verdict({"identifier": name, **entry}, regraded=False)
+    for result in new:
+        raw[result.execution.grader.name] = result.raw_verdict
+        verdicts[result.execution.grader.name] = result.verdict
+    ordered = tuple(verdicts[name] for name in sorted(verdicts))
+    grade = RunGrade(
+        run_number=run.run_number,
+        status=run_status(ordered),
+        verdicts=ordered,
+        duration_ms=run.duration_ms,
+    )
+    return MergedRun(grade, {name: raw[name] for name in sorted(raw)})
+
+
+def grader_refs(task: TaskSpec) -> dict[str, GraderRef]:
+    return {g.name: GraderRef(g.name, g.kind, g.location) for g in task.graders}
+
+
+def _describe(result: ExecutionResult) -> str:
+    execution = result.execution
+    run = execution.match.saved.runs[execution.run_index]
+    state = "error" if result.verdict.error else "passed" if result.verdict.passed else "FAILED"
+    return (
+        f"{execution.match.results.name}: {execution.match.task.id} run {run.run_number} "
+        f"{execution.grader.name}: {state}"
+    )
+
+
+class _Counter:
+    """Numbers progress lines from several threads."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._done = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> int:
+        with self._lock:
+            self._done += 1
+            return self._done
+
+
+# Variables the runner gives the action that graders must never see: the action's inputs
+# (the token among them) and the runner's own credentials.
+_SECRET_VARIABLES = frozenset(
+    {
+        "GITHUB_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_RUNTIME_URL",
+        "ACTIONS_RESULTS_URL",
+        "ACTIONS_CACHE_URL",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+    }
+)
+
+
+def grader_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment graders inherit: the caller's, less inputs and runner credentials."""
+    return {
+        name: value
+        for name, value in env.items()
+        if not name.startswith("INPUT_") and name not in _SECRET_VARIABLES
+    }

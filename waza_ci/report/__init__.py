@@ -1,0 +1,1 @@
+"""Pure renderers of a GradeSummary: the Markdown report and the check-run annotations."""

@@ -1,0 +1,37 @@
+"""GradeSummary -> the short plain-text verdict the CLI prints to stderr. Pure."""
+
+from __future__ import annotations
+
+from waza_ci.scoring import GradeSummary
+
+
+def render_text(summary: GradeSummary) -> str:
+    """A few lines for a terminal: the verdict, the counts, then each failing grader."""
+    verdict = (
+        "GRADER ERRORS" if summary.grader_errors else "PASSED" if summary.passed else "FAILED"
+    )
+    lines = [
+        f"waza-ci: {verdict}: {len(summary.tasks)} task(s), {summary.runs_graded} run(s) graded, "
+        f"{summary.runs_failed} not passed, {summary.grader_errors} grader error(s); "
+        f"overall score {summary.overall_score:.2f}"
+    ]
+    for task in summary.tasks:
+        for run in task.runs:
+            if run.error_msg:
+                lines.append(f"  {task.key} run {run.run_number}: errored: {_line(run.error_msg)}")
+            for verdict_ in run.verdicts:
+                if verdict_.passed:
+                    continue
+                kept = "" if verdict_.regraded else " (kept)"
+                lines.append(
+                    f"  {task.key} run {run.run_number} {verdict_.name}{kept}: "
+                    f"{_line(verdict_.feedback)}"
+                )
+    for skipped in summary.skipped:
+        lines.append(f"  skipped {skipped.results_name}:{skipped.test_id}: {skipped.reason}")
+    return "\n".join(lines) + "\n"
+
+
+def _line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,207 @@
+"""waza results files (`waza run --output`): tolerant loading and waza-shaped writing.
+
+The file is kept as parsed JSON (so unknown fields and key order survive a round trip
+untouched) and validated with pydantic models of the parts waza-ci reads. Writing follows Go's
+`json.MarshalIndent`: two-space indent, `<>&` escaped, integral floats printed as integers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from waza_ci.errors import InputError, Location
+
+SUPPORTED_SCHEMA_MAJOR = 1
+CURRENT_SCHEMA_VERSION = "1.4"
+_SCHEMA_VERSION = re.compile(r"^(\d+)\.(\d+)$")
+_NOT_RESULTS_KINDS = ("waza.preflight", "waza.release-")
+
+
+class _Tolerant(BaseModel):
+    # Unknown fields are tolerated: newer waza versions add fields within a major version.
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class SavedVerdict(_Tolerant):
+    """A saved `validations.<name>` entry (waza's GraderResults)."""
+
+    identifier: str = ""
+    type: str = ""
+    score: float = 0.0
+    weight: float = 0.0
+    passed: bool = False
+    feedback: str = ""
+    details: dict[str, Any] | None = None
+    duration_ms: int = 0
+
+
+class SavedRun(_Tolerant):
+    """One trial of a task (waza's RunResult), the fields grading reads."""
+
+    run_number: int = 0
+    status: str = ""
+    duration_ms: int = 0
+    validations: dict[str, SavedVerdict] | None = None
+    final_output: str = ""
+    error_msg: str = ""
+    transcript: list[dict[str, Any]] | None = None
+    tool_events: list[Any] | None = None
+    host_lifecycle: Any = None
+    command_invocations: list[Any] | None = None
+    user_input_requests: list[Any] | None = None
+
+    @property
+    def errored(self) -> bool:
+        """waza does not regrade a run that errored in its original execution."""
+        return self.status == "error" or bool(self.error_msg)
+
+
+class SavedTask(_Tolerant):
+    """One task's outcome (waza's TestOutcome)."""
+
+    test_id: str
+    display_name: str = ""
+    status: str = ""
+    group: str = ""
+    runs: list[SavedRun] = Field(default_factory=list)
+
+
+class SavedResults(_Tolerant):
+    """The top level of a results file (waza's EvaluationOutcome)."""
+
+    schema_version: str | None = Field(default=None, alias="schemaVersion")
+    kind: str | None = None
+    eval_id: str = ""
+    skill: str = ""
+    eval_name: str = ""
+    summary: dict[str, Any] | None = None
+    tasks: list[SavedTask] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """A loaded results file: where it came from, its raw JSON, and the validated view."""
+
+    path: Path
+    name: str
+    """How reports and GradeOutcome keys name this file (its file name, unless ambiguous)."""
+    raw: dict[str, Any]
+    model: SavedResults
+
+    def raw_run(self, task_index: int, run_index: int) -> dict[str, Any]:
+        run: dict[str, Any] = self.raw["tasks"][task_index]["runs"][run_index]
+        return run
+
+    def tasks_by_id(self) -> dict[str, tuple[int, SavedTask]]:
+        return {task.test_id: (index, task) for index, task in enumerate(self.model.tasks)}
+
+
+def load_results(path: Path, name: str | None = None) -> ResultsFile:
+    """Read and validate one results file; every problem is an InputError naming the place."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("results file not found", Location(str(path))) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read results file: {err}", Location(str(path))) from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(
+            f"invalid JSON: {err.msg} (column {err.colno})", Location(str(path), line=err.lineno)
+        ) from None
+    if not isinstance(raw, dict):
+        raise InputError(
+            "a results file must hold a JSON object", Location(str(path), json_path="$")
+        )
+    _check_kind_and_version(raw, path)
+    try:
+        model = SavedResults.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise InputError(
+            f"{first['msg'].lower()}", Location(str(path), json_path=_json_path(first["loc"]))
+        ) from None
+    return ResultsFile(path=path, name=name or path.name, raw=raw, model=model)
+
+
+def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
+    kind = raw.get("kind")
+    if isinstance(kind, str) and kind.startswith(_NOT_RESULTS_KINDS):
+        raise InputError(
+            f"not evaluation results (kind {kind!r})", Location(str(path), json_path="$.kind")
+        )
+    version = raw.get("schemaVersion")
+    if version is None or version == "":
+        return  # missing means current, as waza reads it
+    match = _SCHEMA_VERSION.match(version) if isinstance(version, str) else None
+    if match is None:
+        raise InputError(
+            f"schemaVersion {version!r} is not MAJOR.MINOR",
+            Location(str(path), json_path="$.schemaVersion"),
+        )
+    if int(match.group(1)) != SUPPORTED_SCHEMA_MAJOR:
+        raise InputError(
+            f"results schemaVersion {version} is not supported (major "
+            f"{SUPPORTED_SCHEMA_MAJOR} expected); convert it with `waza migrate {path}`",
+            Location(str(path), json_path="$.schemaVersion"),
+        )
+
+
+def _json_path(loc: Sequence[int | str]) -> str:
+    parts = ["$"]
+    for item in loc:
+        parts.append(f"[{item}]" if isinstance(item, int) else f".{item}")
+    return "".join(parts)
+
+
+def name_results_files(paths: Sequence[Path]) -> list[str]:
+    """Names for reports: the file name, or the path as given where two files share a name."""
+    names = [path.name for path in paths]
+    return [
+        path.as_posix() if names.count(path.name) > 1 else path.name
+        for path in paths
+    ]
+
+
+def dump_results(raw: Mapping[str, Any]) -> str:
+    """Serialize like Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline."""
+    text = json.dumps(_go_numbers(raw), indent=2, ensure_ascii=False)
+    return _go_escape(text) + "\n"
+
+
+def dump_json(value: Any) -> str:
+    """Serialize any JSON value in the same Go-compatible form (used for GradeOutcome)."""
+    return _go_escape(json.dumps(_go_numbers(value), indent=2, ensure_ascii=False)) + "\n"
+
+
+def _go_numbers(value: Any) -> Any:
+    # Go prints a float64 of 1.0 as `1`; Python would print `1.0`.
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _go_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_go_numbers(item) for item in value]
+    return value
+
+
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _go_escape(text: str) -> str:
+    # Only string contents can hold these characters; JSON syntax never does.
+    return re.sub("[<>&\u2028\u2029]", lambda m: _GO_ESCAPES[m.group(0)], text)
+
+
+def iter_runs(results: ResultsFile) -> Iterator[tuple[int, SavedTask, int, SavedRun]]:
+    for task_index, task in enumerate(results.model.tasks):
+        for run_index, run in enumerate(task.runs):
+            yield task_index, task, run_index, run

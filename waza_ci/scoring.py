@@ -1,0 +1,351 @@
+"""waza's aggregation, pure: run status and scores, task stats, the digest, the GradeOutcome.
+
+Everything here is a function of its arguments (same input, same output), which is what makes
+the report identical whatever `--jobs` is.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, Location
+
+STATUS_PASSED = "passed"
+STATUS_FAILED = "failed"
+STATUS_ERROR = "error"
+
+BOOTSTRAP_RESAMPLES = 10_000
+BOOTSTRAP_SEED = 20260302  # fixed: the regraded file must not change between identical runs
+
+
+class FailOn(StrEnum):
+    """What fails the verdict: any failing run, or only grader and context errors."""
+
+    FAILURES = "failures"
+    ERRORS = "errors"
+
+
+def effective_weight(weight: float) -> float:
+    """waza treats a weight of zero or less as 1."""
+    return weight if weight > 0 else 1.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One entry of a run's `validations`, as the report sees it."""
+
+    name: str
+    kind: str
+    score: float
+    weight: float
+    passed: bool
+    feedback: str
+    regraded: bool
+    """True when waza-ci ran this grader now; False for a saved verdict kept unchanged."""
+    error: str | None = None
+    """A grader error (could not start, timed out) or grading-context error; fails with exit 3."""
+
+
+@dataclass(frozen=True)
+class RunGrade:
+    """A run after grading: its verdicts (sorted by name, as waza's map prints) and status."""
+
+    run_number: int
+    status: str
+    verdicts: tuple[Verdict, ...]
+    duration_ms: int = 0
+    error_msg: str | None = None
+    """Set for runs that errored in the original execution; they are not graded."""
+
+    @property
+    def weighted_score(self) -> float:
+        return weighted_score(self.verdicts)
+
+    @property
+    def score(self) -> float:
+        return mean_score(self.verdicts)
+
+    @property
+    def regraded(self) -> bool:
+        return self.status != STATUS_ERROR
+
+
+@dataclass(frozen=True)
+class GraderRef:
+    """A grader of the spec and the YAML line that defines it."""
+
+    name: str
+    kind: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class TaskGrade:
+    """One task of one results file, graded."""
+
+    key: str
+    """The GradeOutcome key: the test id, or `<results file>:<test id>` with several files."""
+    results_name: str
+    test_id: str
+    display_name: str
+    runs: tuple[RunGrade, ...]
+    graders: Mapping[str, GraderRef] = field(default_factory=dict)
+    task_location: Location | None = None
+
+    @property
+    def overall_score(self) -> float:
+        if not self.runs:
+            return 0.0
+        return sum(run.weighted_score for run in self.runs) / len(self.runs)
+
+    @property
+    def passed(self) -> bool:
+        return all(run.status == STATUS_PASSED for run in self.runs)
+
+    @property
+    def status(self) -> str:
+        return STATUS_PASSED if self.passed else STATUS_FAILED
+
+    @property
+    def grader_averages(self) -> dict[str, float]:
+        totals: dict[str, list[float]] = {}
+        for run in self.runs:
+            for verdict in run.verdicts:
+                weight = effective_weight(verdict.weight)
+                pair = totals.setdefault(verdict.name, [0.0, 0.0])
+                pair[0] += verdict.score * weight
+                pair[1] += weight
+        return {name: totals[name][0] / totals[name][1] for name in sorted(totals)}
+
+
+@dataclass(frozen=True)
+class SkippedTask:
+    """A spec task with nothing to grade in a results file, and why."""
+
+    results_name: str
+    test_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class GradeSummary:
+    """Everything the reports need: graded tasks in a stable order, and what was skipped."""
+
+    eval_name: str
+    eval_path: str
+    results_names: tuple[str, ...]
+    tasks: tuple[TaskGrade, ...]
+    skipped: tuple[SkippedTask, ...] = ()
+
+    @property
+    def overall_score(self) -> float:
+        if not self.tasks:
+            return 0.0
+        return sum(task.overall_score for task in self.tasks) / len(self.tasks)
+
+    @property
+    def passed(self) -> bool:
+        return all(task.passed for task in self.tasks)
+
+    @property
+    def runs(self) -> tuple[RunGrade, ...]:
+        return tuple(run for task in self.tasks for run in task.runs)
+
+    @property
+    def runs_total(self) -> int:
+        return len(self.runs)
+
+    @property
+    def runs_graded(self) -> int:
+        return sum(1 for run in self.runs if run.regraded)
+
+    @property
+    def runs_failed(self) -> int:
+        return sum(1 for run in self.runs if run.status != STATUS_PASSED)
+
+    @property
+    def runs_errored(self) -> int:
+        return sum(1 for run in self.runs if run.status == STATUS_ERROR)
+
+    @property
+    def grader_errors(self) -> int:
+        return sum(1 for run in self.runs for verdict in run.verdicts if verdict.error)
+
+    def exit_code(self, fail_on: FailOn = FailOn.FAILURES) -> int:
+        """0 passed, 1 a run did not pass, 3 a grader or context error (3 wins over 1)."""
+        if self.grader_errors:
+            return EXIT_GRADER_ERROR
+        if not self.passed and fail_on is FailOn.FAILURES:
+            return EXIT_FAILED
+        return EXIT_PASSED
+
+    def outcome_json(self) -> dict[str, Any]:
+        """The JSON `waza grade` prints: overall score, passed, and per task its averages."""
+        outcome: dict[str, Any] = {"overall_score": self.overall_score, "passed": self.passed}
+        tasks = {
+            task.key: {
+                "overall_score": task.overall_score,
+                "passed": task.passed,
+                **({"grader_averages": task.grader_averages} if task.grader_averages else {}),
+            }
+            for task in self.tasks
+        }
+        if tasks:
+            outcome["tasks"] = tasks
+        return outcome
+
+
+def weighted_score(verdicts: Sequence[Verdict]) -> float:
+    """Σ(score·w)/Σw over the verdicts; no verdicts scores 0."""
+    if not verdicts:
+        return 0.0
+    total_weight = sum(effective_weight(v.weight) for v in verdicts)
+    return sum(v.score * effective_weight(v.weight) for v in verdicts) / total_weight
+
+
+def mean_score(verdicts: Sequence[Verdict]) -> float:
+    """The plain mean of the scores (waza's unweighted run score)."""
+    if not verdicts:
+        return 0.0
+    return sum(v.score for v in verdicts) / len(verdicts)
+
+
+def run_status(verdicts: Sequence[Verdict]) -> str:
+    """`passed` iff every verdict passed; a run with no graders passes (with score 0)."""
+    return STATUS_PASSED if all(v.passed for v in verdicts) else STATUS_FAILED
+
+
+def std_dev(values: Sequence[float]) -> float:
+    """Population standard deviation; 0 for fewer than two values."""
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def bootstrap_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, Any]:
+    """A percentile bootstrap of the mean with a fixed seed, so output is reproducible."""
+    rng = random.Random(BOOTSTRAP_SEED)
+    count = len(values)
+    means = sorted(
+        sum(values[rng.randrange(count)] for _ in range(count)) / count
+        for _ in range(BOOTSTRAP_RESAMPLES)
+    )
+    tail = (1 - confidence) / 2
+    lower = means[int(math.floor(tail * (BOOTSTRAP_RESAMPLES - 1)))]
+    upper = means[int(math.ceil((1 - tail) * (BOOTSTRAP_RESAMPLES - 1)))]
+    return {
+        "lower": lower,
+        "upper": upper,
+        "mean": sum(values) / count,
+        "confidence_level": confidence,
+        "num_bootstraps": BOOTSTRAP_RESAMPLES,
+    }
+
+
+def build_test_stats(runs: Sequence[RunGrade]) -> dict[str, Any] | None:
+    """waza's TestStats for a task's runs (ComputeTestStats), as the results file stores it."""
+    if not runs:
+        return None
+    count = len(runs)
+    scores = [run.score for run in runs]
+    weighted = [run.weighted_score for run in runs]
+    passed = sum(1 for run in runs if run.status == STATUS_PASSED)
+    failed = sum(1 for run in runs if run.status == STATUS_FAILED)
+    errored = sum(1 for run in runs if run.status == STATUS_ERROR)
+    deviation = std_dev(scores)
+    pass_rate = passed / count
+    stats: dict[str, Any] = {
+        "pass_rate": pass_rate,
+        "flakiness_percent": 0.0,
+        "passed_runs": passed,
+        "failed_runs": failed,
+        "error_runs": errored,
+        "total_runs": count,
+        "avg_score": sum(scores) / count,
+        "avg_weighted_score": sum(weighted) / count,
+        "min_score": min(scores),
+        "max_score": max(scores),
+        "std_dev_score": deviation,
+        "score_variance": deviation * deviation,
+        "ci95_lo": 0.0,
+        "ci95_hi": 0.0,
+        "flaky": 0 < pass_rate < 1,
+        "avg_duration_ms": sum(run.duration_ms for run in runs) // count,
+    }
+    if stats["flaky"]:
+        stats["flakiness_percent"] = min(passed, count - passed) / count * 100
+    if count >= 2:
+        ci = bootstrap_ci(weighted)
+        stats["bootstrap_ci"] = ci
+        stats["ci95_lo"] = ci["lower"]
+        stats["ci95_hi"] = ci["upper"]
+    return stats
+
+
+@dataclass(frozen=True)
+class TaskDigestInput:
+    """What the digest needs of one task: its status, stats and group."""
+
+    status: str
+    stats: Mapping[str, Any] | None
+    group: str = ""
+
+
+def build_digest(tasks: Sequence[TaskDigestInput], duration_ms: int) -> dict[str, Any]:
+    """waza's OutcomeDigest (BuildDigest) over the regraded tasks."""
+    total = len(tasks)
+    avg_scores = [float(t.stats["avg_score"]) if t.stats else 0.0 for t in tasks]
+    weighted = [float(t.stats["avg_weighted_score"]) if t.stats else 0.0 for t in tasks]
+    digest: dict[str, Any] = {
+        "total_tests": total,
+        "succeeded": sum(1 for t in tasks if t.status == STATUS_PASSED),
+        "failed": sum(1 for t in tasks if t.status == STATUS_FAILED),
+        "errors": sum(1 for t in tasks if t.status == STATUS_ERROR),
+        "skipped": sum(1 for t in tasks if t.status == "skipped"),
+        "success_rate": 0.0,
+        "aggregate_score": sum(avg_scores) / total if total else 0.0,
+        "weighted_score": sum(weighted) / total if total else 0.0,
+        "min_score": min(avg_scores, default=0.0) if total else 0.0,
+        "max_score": max(avg_scores, default=0.0) if total else 0.0,
+        "std_dev": std_dev(avg_scores),
+        "duration_ms": duration_ms,
+    }
+    if total:
+        digest["success_rate"] = digest["succeeded"] / total
+    groups = _group_stats(tasks)
+    if groups:
+        digest["groups"] = groups
+    return digest
+
+
+def _group_stats(tasks: Sequence[TaskDigestInput]) -> list[dict[str, Any]]:
+    order: list[str] = []
+    acc: dict[str, list[float]] = {}
+    for task in tasks:
+        if not task.group:
+            continue
+        if task.group not in acc:
+            order.append(task.group)
+            acc[task.group] = [0, 0, 0.0, 0]
+        entry = acc[task.group]
+        entry[1] += 1
+        if task.status == STATUS_PASSED:
+            entry[0] += 1
+        if task.stats:
+            entry[2] += float(task.stats["avg_score"])
+            entry[3] += 1
+    return [
+        {
+            "name": name,
+            "passed": int(acc[name][0]),
+            "total": int(acc[name][1]),
+            "avg_score": acc[name][2] / acc[name][3] if acc[name][3] else 0.0,
+        }
+        for name in order
+    ]
