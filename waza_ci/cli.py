@@ -37,29 +37,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade_cmd.add_argument("eval_yaml", metavar="EVAL_YAML", type=Path, help="the eval spec")
     grade_cmd.add_argument(
-        "--results", action="append", nargs="+", required=True, metavar="FILE",
+        "--results",
+        action="append",
+        nargs="+",
+        required=True,
+        metavar="FILE",
         help="waza results file(s); globs allowed; repeatable",
     )
     grade_cmd.add_argument("--task", help="grade this task id only")
     grade_cmd.add_argument(
-        "--workspace", type=Path, default=Path(), metavar="DIR",
+        "--workspace",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
         help="the post-execution workspace, passed as WAZA_WORKSPACE_DIR (default: .)",
     )
     grade_cmd.add_argument(
-        "--working-directory", type=Path, default=Path(), metavar="DIR",
+        "--working-directory",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
         help="the graders' current directory (default: .)",
     )
     grade_cmd.add_argument(
-        "--output", type=Path, metavar="PATH",
+        "--output",
+        type=Path,
+        metavar="PATH",
         help="write the regraded results file (a folder when several results files are given)",
     )
     grade_cmd.add_argument("--summary", type=Path, metavar="FILE", help="write the Markdown report")
     grade_cmd.add_argument(
-        "--jobs", type=_positive_int, metavar="N",
+        "--jobs",
+        type=_positive_int,
+        metavar="N",
         help="concurrent grader executions (default: number of CPUs)",
     )
     grade_cmd.add_argument(
-        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES,
+        "--fail-on",
+        type=FailOn,
+        choices=list(FailOn),
+        default=FailOn.FAILURES,
         help="'failures' (default): exit 1 when a run did not pass; 'errors': only grader "
         "and grading-context errors fail (exit 3)",
     )
@@ -102,8 +119,11 @@ def _grade(args: argparse.Namespace) -> int:
 
 def _write_outputs(args: argparse.Namespace, report: GradeReport) -> None:
     plan = plan_outputs(args.output, args.summary, [r.source.name for r in report.regraded])
-    contents = {plan.results[r.source.name]: dump_results(r.raw) for r in report.regraded
-                if r.source.name in plan.results}
+    contents = {
+        plan.results[r.source.name]: dump_results(r.raw)
+        for r in report.regraded
+        if r.source.name in plan.results
+    }
     if plan.summary is not None:
         contents[plan.summary] = render_markdown(report.summary)
     write_text_files(contents)
@@ -127,4 +147,3 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
-

@@ -55,9 +55,11 @@ def derive_tool_calls(transcript: Sequence[Any]) -> list[dict[str, Any]]:
         if not isinstance(call_id, str) or not call_id:
             continue
         # A completion is final: it wins over any partial result, before or after it.
-        if event.get("type") == _RESULT_TYPES[0] or call_id not in results:
-            results[call_id] = event
-        elif results[call_id].get("type") != _RESULT_TYPES[0]:
+        if (
+            event.get("type") == _RESULT_TYPES[0]
+            or call_id not in results
+            or results[call_id].get("type") != _RESULT_TYPES[0]
+        ):
             results[call_id] = event
     calls: list[dict[str, Any]] = []
     for event in transcript:

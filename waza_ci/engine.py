@@ -113,7 +113,8 @@ def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
             paths.append(Path(pattern))
     unique = list(dict.fromkeys(paths))
     return [
-        load_results(path, name) for path, name in zip(unique, name_results_files(unique), strict=True)
+        load_results(path, name)
+        for path, name in zip(unique, name_results_files(unique), strict=True)
     ]
 
 
@@ -155,9 +156,7 @@ def _assemble(
         )
         tasks.append(task)
         _write_back(raw_copies[id(match.results)], match, task, merged)
-    regraded = tuple(
-        RegradedFile(r, _with_digest(raw_copies[id(r)])) for r in results_files
-    )
+    regraded = tuple(RegradedFile(r, _with_digest(raw_copies[id(r)])) for r in results_files)
     return tuple(tasks), regraded
 
 
@@ -187,6 +186,8 @@ def _with_digest(raw: dict[str, Any]) -> dict[str, Any]:
         for task in raw.get("tasks") or []
         if isinstance(task, dict)
     ]
-    raw["summary"] = {**(summary if isinstance(summary, dict) else {}),
-                      **build_digest(tasks, duration if isinstance(duration, int) else 0)}
+    raw["summary"] = {
+        **(summary if isinstance(summary, dict) else {}),
+        **build_digest(tasks, duration if isinstance(duration, int) else 0),
+    }
     return raw

@@ -99,8 +99,10 @@ def plan_grading(
         for task in tasks:
             found = saved_by_id.get(task.id)
             reason = (
-                "not in the results file" if found is None
-                else "has no runs in the results file" if not found[1].runs
+                "not in the results file"
+                if found is None
+                else "has no runs in the results file"
+                if not found[1].runs
                 else None
             )
             if reason is None and found is not None:
@@ -164,20 +166,26 @@ def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> Execu
     except ContextFileError as err:
         return _context_failure(execution, str(err), details={}, duration_ms=0)
     env = {**setup.env, WORKSPACE_ENV: setup.workspace_dir, CONTEXT_ENV: context_file.path}
-    outcome = run_program(
-        (program.command, *(program.args or ())),
-        stdin=run.final_output.encode("utf-8"),
-        env=env,
-        cwd=setup.working_directory,
-        timeout_s=execution.timeout_s,
-    )
+    try:
+        outcome = run_program(
+            (program.command, *(program.args or ())),
+            stdin=run.final_output.encode("utf-8"),
+            env=env,
+            cwd=setup.working_directory,
+            timeout_s=execution.timeout_s,
+        )
+    finally:
+        # Verified and removed whatever happened, so transcript data is never left behind.
+        try:
+            verify_and_remove(context_file)
+            context_error = None
+        except ContextFileError as err:
+            context_error = str(err)
     feedback, details = describe_outcome(
         outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
     )
-    try:
-        verify_and_remove(context_file)
-    except ContextFileError as err:
-        return _context_failure(execution, str(err), details, outcome.duration_ms)
+    if context_error is not None:
+        return _context_failure(execution, context_error, details, outcome.duration_ms)
     raw = _raw_verdict(grader, outcome.passed, feedback, details, outcome.duration_ms)
     error = feedback if outcome.is_grader_error else None
     return ExecutionResult(execution, raw, _verdict(raw, regraded=True, error=error))

@@ -24,13 +24,18 @@ class OutputPlan:
 
 
 def check_output_paths(output: Path | None, summary: Path | None) -> None:
-    """Fail before grading when an output could not be written at all."""
+    """Fail before grading when an output could not be written at all.
+
+    Missing folders are fine (they are created); a file standing where a folder must be is not.
+    """
     for option, path in (("--output", output), ("--summary", summary)):
         if path is None:
             continue
-        parent = path.parent if not path.is_dir() else path
-        if not parent.is_dir():
-            raise InputError(f"{option} {str(path)!r}: folder {str(parent)!r} does not exist")
+        ancestor = path.parent
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise InputError(f"{option} {str(path)!r}: {str(ancestor)!r} is not a folder")
     if summary is not None and summary.is_dir():
         raise InputError(f"--summary {str(summary)!r} is a folder; give a file name")
 

@@ -165,10 +165,7 @@ def _json_path(loc: Sequence[int | str]) -> str:
 def name_results_files(paths: Sequence[Path]) -> list[str]:
     """Names for reports: the file name, or the path as given where two files share a name."""
     names = [path.name for path in paths]
-    return [
-        path.as_posix() if names.count(path.name) > 1 else path.name
-        for path in paths
-    ]
+    return [path.as_posix() if names.count(path.name) > 1 else path.name for path in paths]
 
 
 def dump_results(raw: Mapping[str, Any]) -> str:
@@ -193,7 +190,13 @@ def _go_numbers(value: Any) -> Any:
     return value
 
 
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_GO_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
 
 
 def _go_escape(text: str) -> str:

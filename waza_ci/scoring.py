@@ -48,7 +48,8 @@ class Verdict:
     regraded: bool
     """True when waza-ci ran this grader now; False for a saved verdict kept unchanged."""
     error: str | None = None
-    """A grader error (could not start, timed out) or grading-context error; fails with exit 3."""
+    """A grader error (could not start, timed out) or grading-context error; fails with exit 3.
+    A verdict with an error never has `passed` true."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,7 @@ class GradeSummary:
 
     @property
     def runs_failed(self) -> int:
+        """Runs that did not pass: a failing verdict, or an error in the original execution."""
         return sum(1 for run in self.runs if run.status != STATUS_PASSED)
 
     @property
@@ -230,15 +232,15 @@ def std_dev(values: Sequence[float]) -> float:
 
 def bootstrap_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, Any]:
     """A percentile bootstrap of the mean with a fixed seed, so output is reproducible."""
-    rng = random.Random(BOOTSTRAP_SEED)
+    rng = random.Random(BOOTSTRAP_SEED)  # noqa: S311 - statistics, not secrets
     count = len(values)
     means = sorted(
         sum(values[rng.randrange(count)] for _ in range(count)) / count
         for _ in range(BOOTSTRAP_RESAMPLES)
     )
     tail = (1 - confidence) / 2
-    lower = means[int(math.floor(tail * (BOOTSTRAP_RESAMPLES - 1)))]
-    upper = means[int(math.ceil((1 - tail) * (BOOTSTRAP_RESAMPLES - 1)))]
+    lower = means[math.floor(tail * (BOOTSTRAP_RESAMPLES - 1))]
+    upper = means[math.ceil((1 - tail) * (BOOTSTRAP_RESAMPLES - 1))]
     return {
         "lower": lower,
         "upper": upper,

@@ -207,8 +207,9 @@ def _load_program_config(path: Path, grader: yaml.MappingNode, name: str) -> Pro
     if config_node is None or _is_null(config_node):
         raise InputError(f"program grader {name!r} must have a 'command'", _at(path, grader))
     if not isinstance(config_node, yaml.MappingNode):
-        raise InputError(f"program grader {name!r}: `config` must be a mapping",
-                         _at(path, config_node))
+        raise InputError(
+            f"program grader {name!r}: `config` must be a mapping", _at(path, config_node)
+        )
     for key_node, _value in config_node.value:
         if key_node.value not in PROGRAM_CONFIG_KEYS:
             raise InputError(

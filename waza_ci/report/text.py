@@ -7,9 +7,7 @@ from waza_ci.scoring import GradeSummary
 
 def render_text(summary: GradeSummary) -> str:
     """A few lines for a terminal: the verdict, the counts, then each failing grader."""
-    verdict = (
-        "GRADER ERRORS" if summary.grader_errors else "PASSED" if summary.passed else "FAILED"
-    )
+    verdict = "GRADER ERRORS" if summary.grader_errors else "PASSED" if summary.passed else "FAILED"
     lines = [
         f"waza-ci: {verdict}: {len(summary.tasks)} task(s), {summary.runs_graded} run(s) graded, "
         f"{summary.runs_failed} not passed, {summary.grader_errors} grader error(s); "

@@ -19,7 +19,8 @@ if "## 1.2.0" not in text:
 with open(os.environ["WAZA_GRADING_CONTEXT"], encoding="utf-8") as f:
     ctx = json.load(f)
 edits = [
-    t for t in ctx["tool_calls"]
+    t
+    for t in ctx["tool_calls"]
     if t["name"] in {"edit_file", "create_file"}
     and (t.get("arguments") or {}).get("path", "").endswith("CHANGELOG.md")
     and t["success"]

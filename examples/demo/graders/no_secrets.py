@@ -8,6 +8,7 @@ output = sys.stdin.read()
 pattern = re.compile(r"\b(ghp_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16})\b")
 match = pattern.search(output)
 if match:
-    print(f"final output contains a credential-like string at offset {match.start()}", file=sys.stderr)
+    where = match.start()
+    print(f"final output contains a credential-like string at offset {where}", file=sys.stderr)
     sys.exit(1)
 print(f"no credential-like strings in {len(output)} characters of output")

@@ -1,0 +1,60 @@
+# waza-ci container action: re-grades saved waza results with program graders.
+#
+# GitHub's runner builds this file on every job that uses the action (build context:
+# this folder), and this project's CI builds it with Docker's legacy builder, so it keeps
+# to syntax both accept: no heredocs, no COPY --chmod, no RUN --mount.
+#
+# Base image: the tag is deliberately not pinned by digest here. This project's CI
+# has no container registry and builds a local stand-in tagged python:3.12-slim; a
+# "python:3.12-slim@sha256:..." reference would never resolve to that stand-in and
+# the build would fail. A release build (a tagged v1.x) should instead pin
+# FROM python:3.12-slim@sha256:<digest of the current official image> in both
+# stages, let a dependency bot bump it, or better publish a prebuilt image and
+# point action.yml's runs.image at docker://<registry>/<image>@sha256:<digest>.
+
+# Stage 1: build the waza-ci wheel with a hash-pinned build backend, so the
+# final image gets neither setuptools nor build leftovers.
+FROM python:3.12-slim AS build
+
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore
+
+COPY requirements/build.txt /build/requirements/build.txt
+RUN pip install --require-hashes --only-binary=:all: -r /build/requirements/build.txt
+
+COPY pyproject.toml README.md /build/src/
+COPY waza_ci /build/src/waza_ci
+RUN pip wheel --no-deps --no-build-isolation --wheel-dir /build/wheels /build/src
+
+# Stage 2: the action image.
+FROM python:3.12-slim
+
+LABEL org.opencontainers.image.title="waza-ci" \
+      org.opencontainers.image.description="Re-grade saved waza eval results with program graders and report to GitHub" \
+      org.opencontainers.image.licenses="MIT"
+
+# PYTHONUNBUFFERED keeps log lines and workflow commands in order with grader output.
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore
+
+# The lock first, so this layer is reused until requirements/runtime.txt changes.
+# Every package is pinned with ==, and its hashes are enforced.
+COPY requirements/runtime.txt /action/requirements/runtime.txt
+RUN pip install --require-hashes --only-binary=:all: -r /action/requirements/runtime.txt
+
+# Then the package itself: its dependencies are already installed from the lock.
+COPY --from=build /build/wheels /tmp/waza-ci-wheels
+RUN pip install --no-deps --no-index /tmp/waza-ci-wheels/*.whl \
+    && rm -rf /tmp/waza-ci-wheels
+
+COPY entrypoint.py /action/entrypoint.py
+
+# No WORKDIR and no USER: the runner mounts the workspace at /github/workspace, makes
+# it the working directory, and needs the container's default user (root) to use it.
+ENTRYPOINT ["/usr/local/bin/python", "/action/entrypoint.py"]

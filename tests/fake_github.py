@@ -1,0 +1,840 @@
+"""A fake GitHub REST API (check runs only) served over real HTTP on loopback.
+
+In-process, as a context manager or the `fake_github` pytest fixture:
+
+    with FakeGitHub() as fake:                      # binds 127.0.0.1, a free port
+        fake.add_fault(Fault.server_error("POST"))  # the next create answers 500
+        client = CheckRunClient(fake.url, "octo/repo", "t0ken", write_interval_s=0)
+        ...
+        fake.requests      # every API request: method, path, query, headers, parsed JSON body
+        fake.check_runs    # the stored runs, each with its full "annotations" list
+
+From another process (an entrypoint subprocess, or a container on host networking):
+
+    python tests/fake_github.py --port-file /tmp/port [--host 127.0.0.1] [--prefix /api/v3]
+
+It writes the port to the file once it is listening and serves until SIGTERM/SIGINT. The test then
+drives and inspects it over HTTP with `RemoteFakeGitHub(url)`, or directly through the control
+endpoints (never recorded, always at the root, whatever the prefix):
+    GET  /_fake/requests     the recorded requests as JSON
+    GET  /_fake/check-runs   the stored check runs
+    POST /_fake/faults       a fault object or a list of them (see `Fault.to_json`)
+    POST /_fake/reset        forget requests, runs and faults
+
+By default it implements create (201), get, update (200; annotations append), list annotations
+and "list check runs for a Git reference", with GitHub's request checks that matter here (at most
+50 annotations per request, required fields, annotation limits). Faults are consumed in order;
+the first whose method and path pattern (fnmatch, over the full path) match a request answers it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import fnmatch
+import json
+import os
+import re
+import signal
+import socket
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import FrameType
+from typing import Any, Literal, cast
+from urllib.parse import parse_qs, urlsplit
+
+OPENAPI_PATH = Path(__file__).resolve().parent / "data" / "checks-openapi.json"
+DOCS_URL = "https://docs.github.com/rest/checks/runs"
+INTEGRATION_REFUSED = "Resource not accessible by integration"
+# GitHub's documented per-annotation limits ("64 KB", 255 characters).
+ANNOTATION_TEXT_MAX_BYTES = 64 * 1024
+ANNOTATION_TITLE_MAX_CHARS = 255
+SUMMARY_MAX_BYTES = 65_535
+
+FaultAction = Literal["respond", "drop", "apply_then_drop", "apply_then_respond"]
+JsonObject = dict[str, Any]
+
+
+# --- recorded requests and scripted faults ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server saw it. Header names are lower-cased."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+    raw_body: bytes = field(repr=False)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "method": self.method,
+            "path": self.path,
+            "query": self.query,
+            "headers": self.headers,
+            "body": self.body,
+            "raw_body": self.raw_body.decode("utf-8", "replace"),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RecordedRequest:
+        return cls(
+            method=data["method"],
+            path=data["path"],
+            query=dict(data["query"]),
+            headers=dict(data["headers"]),
+            body=data["body"],
+            raw_body=str(data["raw_body"]).encode("utf-8"),
+        )
+
+
+@dataclass
+class Fault:
+    """A scripted answer for the next `times` requests matching `method` and `path`.
+
+    action: "respond" answers with status/headers/body without touching state; "drop" closes the
+    connection without answering; "apply_then_drop" / "apply_then_respond" first apply the request
+    normally (a run is created or updated) and then drop, or answer with status/headers/body.
+    """
+
+    method: str
+    path: str = "*"
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    action: FaultAction = "respond"
+    times: int = 1
+
+    @classmethod
+    def server_error(
+        cls, method: str, path: str = "*", *, status: int = 500, times: int = 1
+    ) -> Fault:
+        return cls(method, path, status, body={"message": "Server Error"}, times=times)
+
+    @classmethod
+    def integration_refused(cls, method: str = "POST", path: str = "*") -> Fault:
+        body = {
+            "message": INTEGRATION_REFUSED,
+            "documentation_url": f"{DOCS_URL}#create-a-check-run",
+            "status": "403",
+        }
+        return cls(method, path, 403, body=body)
+
+    @classmethod
+    def rate_limited(
+        cls,
+        method: str,
+        path: str = "*",
+        *,
+        status: int = 403,
+        retry_after: int | None = None,
+        reset: int | None = None,
+        times: int = 1,
+    ) -> Fault:
+        """A primary (`reset`: remaining 0 until that epoch) or secondary rate limit."""
+        headers: dict[str, str] = {}
+        if retry_after is not None:
+            headers["retry-after"] = str(retry_after)
+        if reset is not None:
+            headers.update(
+                {
+                    "x-ratelimit-limit": "1000",
+                    "x-ratelimit-remaining": "0",
+                    "x-ratelimit-used": "1000",
+                    "x-ratelimit-reset": str(reset),
+                    "x-ratelimit-resource": "core",
+                }
+            )
+            message = "API rate limit exceeded for installation ID 1."
+        else:
+            message = "You have exceeded a secondary rate limit. Please wait a few minutes."
+        body = {"message": message, "documentation_url": "https://docs.github.com/rest/rate-limit"}
+        return cls(method, path, status, headers, body, times=times)
+
+    @classmethod
+    def unprocessable(
+        cls, method: str, path: str = "*", message: str = "Validation Failed"
+    ) -> Fault:
+        body = {
+            "message": message,
+            "errors": [{"resource": "CheckRun", "code": "invalid", "field": "head_sha"}],
+            "documentation_url": DOCS_URL,
+            "status": "422",
+        }
+        return cls(method, path, 422, body=body)
+
+    @classmethod
+    def drop(cls, method: str, path: str = "*", *, times: int = 1) -> Fault:
+        return cls(method, path, action="drop", times=times)
+
+    @classmethod
+    def apply_then_drop(cls, method: str, path: str = "*") -> Fault:
+        return cls(method, path, action="apply_then_drop")
+
+    @classmethod
+    def apply_then_fail(cls, method: str, path: str = "*", *, status: int = 502) -> Fault:
+        return cls(
+            method, path, status, body={"message": "Bad Gateway"}, action="apply_then_respond"
+        )
+
+    def matches(self, method: str, path: str) -> bool:
+        return self.method.upper() == method and fnmatch.fnmatchcase(path, self.path)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "method": self.method,
+            "path": self.path,
+            "status": self.status,
+            "headers": self.headers,
+            "body": self.body,
+            "action": self.action,
+            "times": self.times,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Fault:
+        action = data.get("action", "respond")
+        if action not in ("respond", "drop", "apply_then_drop", "apply_then_respond"):
+            raise ValueError(f"unknown fault action {action!r}")
+        return cls(
+            method=str(data["method"]),
+            path=str(data.get("path", "*")),
+            status=int(data.get("status", 500)),
+            headers={str(k): str(v) for k, v in dict(data.get("headers") or {}).items()},
+            body=data.get("body"),
+            action=cast(FaultAction, action),
+            times=int(data.get("times", 1)),
+        )
+
+
+# --- the fake API's state ---------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _error(status: int, message: str, **extra: Any) -> tuple[int, JsonObject]:
+    return status, {"message": message, "documentation_url": DOCS_URL, **extra}
+
+
+def _annotation_problem(annotation: Any) -> str | None:  # noqa: PLR0911 - one return per rule
+    """Why GitHub would refuse this annotation, or None."""
+    if not isinstance(annotation, dict):
+        return "annotation is not an object"
+    for key in ("path", "start_line", "end_line", "annotation_level", "message"):
+        if key not in annotation:
+            return f"annotation is missing {key}"
+    if not isinstance(annotation["path"], str) or not annotation["path"]:
+        return "annotation path is empty"
+    if annotation["annotation_level"] not in ("notice", "warning", "failure"):
+        return f"annotation_level {annotation['annotation_level']!r} is not allowed"
+    for key in ("start_line", "end_line"):
+        if not isinstance(annotation[key], int) or annotation[key] < 1:
+            return f"annotation {key} must be a positive integer"
+    texts = [
+        annotation["message"],
+        annotation.get("title") or "",
+        annotation.get("raw_details", ""),
+    ]
+    if any(not isinstance(text, str) for text in texts):
+        return "annotation texts must be strings"
+    if any(ord(char) > 0xFFFF for text in texts for char in text):
+        return "annotation contains characters outside the Basic Multilingual Plane"
+    if len(annotation["message"].encode("utf-8")) > ANNOTATION_TEXT_MAX_BYTES:
+        return "annotation message is larger than 64 KB"
+    if len(annotation.get("title") or "") > ANNOTATION_TITLE_MAX_CHARS:
+        return "annotation title is longer than 255 characters"
+    return None
+
+
+def _output_problem(output: Any, *, creating: bool) -> str | None:  # noqa: PLR0911
+    if output is None:
+        return None
+    if not isinstance(output, dict):
+        return "output is not an object"
+    required = ("title", "summary") if creating else ("summary",)
+    for key in required:
+        if not isinstance(output.get(key), str):
+            return f"output.{key} is required"
+    for key in ("summary", "text"):
+        if len(str(output.get(key) or "").encode("utf-8")) > SUMMARY_MAX_BYTES:
+            return f"output.{key} exceeds a maximum bytesize of 65535"
+    annotations = output.get("annotations") or []
+    if not isinstance(annotations, list):
+        return "output.annotations is not an array"
+    if len(annotations) > 50:
+        return (
+            f"Invalid request. No more than 50 items are allowed; {len(annotations)} were supplied."
+        )
+    for annotation in annotations:
+        problem = _annotation_problem(annotation)
+        if problem:
+            return problem
+    return None
+
+
+class _State:
+    """Stored check runs; every method is called with the server's lock held."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.runs: dict[int, JsonObject] = {}
+        self.next_id = 5_000_000_001  # larger than 2**32: the id is an int64
+
+    def create(self, owner: str, repo: str, body: Any, api_url: str) -> tuple[int, JsonObject]:
+        if not isinstance(body, dict):
+            return _error(400, "Problems parsing JSON")
+        for key in ("name", "head_sha"):
+            if not isinstance(body.get(key), str) or not body[key]:
+                return _error(422, f"Invalid request. {key} wasn't supplied.")
+        status = "completed" if "conclusion" in body else body.get("status", "queued")
+        if status == "completed" and not body.get("conclusion"):
+            return _error(422, "Invalid request. conclusion wasn't supplied.")
+        problem = _output_problem(body.get("output"), creating=True)
+        if problem:
+            return _error(422, problem)
+        run_id = self.next_id
+        self.next_id += 1
+        output = body.get("output") or {}
+        run: JsonObject = {
+            "id": run_id,
+            "owner": owner,
+            "repo": repo,
+            "name": body["name"],
+            "head_sha": body["head_sha"],
+            "external_id": body.get("external_id"),
+            "details_url": body.get("details_url"),
+            "status": status,
+            "conclusion": body.get("conclusion"),
+            "started_at": body.get("started_at") or _now(),
+            "completed_at": body.get("completed_at") or (_now() if status == "completed" else None),
+            "title": output.get("title"),
+            "summary": output.get("summary"),
+            "text": output.get("text"),
+            "annotations": list(output.get("annotations") or []),
+        }
+        self.runs[run_id] = run
+        return 201, self.to_api(run, api_url)
+
+    def update(self, run: JsonObject, body: Any, api_url: str) -> tuple[int, JsonObject]:
+        if not isinstance(body, dict):
+            return _error(400, "Problems parsing JSON")
+        problem = _output_problem(body.get("output"), creating=False)
+        if problem:
+            return _error(422, problem)
+        for key in ("name", "details_url", "external_id", "started_at", "completed_at"):
+            if key in body:
+                run[key] = body[key]
+        if "conclusion" in body:
+            run["conclusion"] = body["conclusion"]
+            run["status"] = "completed"
+        elif "status" in body:
+            run["status"] = body["status"]
+        output = body.get("output")
+        if isinstance(output, dict):
+            for key in ("title", "summary", "text"):
+                if key in output:
+                    run[key] = output[key]
+            # GitHub appends: each update adds to the annotations already on the run.
+            run["annotations"].extend(output.get("annotations") or [])
+        return 200, self.to_api(run, api_url)
+
+    def find(self, owner: str, repo: str, run_id: int) -> JsonObject | None:
+        run = self.runs.get(run_id)
+        if run is None or (run["owner"], run["repo"]) != (owner, repo):
+            return None
+        return run
+
+    def list_for_ref(
+        self, owner: str, repo: str, ref: str, query: Mapping[str, list[str]], api_url: str
+    ) -> tuple[int, JsonObject]:
+        def arg(name: str) -> str | None:
+            values = query.get(name)
+            return values[-1] if values else None
+
+        runs = [
+            run
+            for run in self.runs.values()
+            if (run["owner"], run["repo"], run["head_sha"]) == (owner, repo, ref)
+            and arg("check_name") in (None, run["name"])
+            and arg("status") in (None, run["status"])
+        ]
+        runs.sort(key=lambda run: run["id"], reverse=True)
+        if (arg("filter") or "latest") == "latest":
+            latest: dict[str, JsonObject] = {}
+            for run in runs:
+                latest.setdefault(run["name"], run)
+            runs = list(latest.values())
+        per_page = min(int(arg("per_page") or 30), 100)
+        page = max(int(arg("page") or 1), 1)
+        chunk = runs[(page - 1) * per_page : page * per_page]
+        return 200, {
+            "total_count": len(runs),
+            "check_runs": [self.to_api(run, api_url) for run in chunk],
+        }
+
+    def to_api(self, run: Mapping[str, Any], api_url: str) -> JsonObject:
+        """The run as GitHub's `check-run` schema describes it."""
+        owner, repo, run_id = run["owner"], run["repo"], run["id"]
+        url = f"{api_url}/repos/{owner}/{repo}/check-runs/{run_id}"
+        return {
+            "id": run_id,
+            "node_id": f"CR_fake{run_id}",
+            "head_sha": run["head_sha"],
+            "external_id": run["external_id"],
+            "url": url,
+            "html_url": f"{self.server_url}/{owner}/{repo}/runs/{run_id}",
+            "details_url": run["details_url"],
+            "status": run["status"],
+            "conclusion": run["conclusion"],
+            "started_at": run["started_at"],
+            "completed_at": run["completed_at"],
+            "output": {
+                "title": run["title"],
+                "summary": run["summary"],
+                "text": run["text"],
+                "annotations_count": len(run["annotations"]),
+                "annotations_url": f"{url}/annotations",
+            },
+            "name": run["name"],
+            "check_suite": {"id": 1},
+            "app": None,
+            "pull_requests": [],
+        }
+
+
+_REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+_ROUTES: list[tuple[str, re.Pattern[str], str]] = [
+    ("POST", re.compile(_REPO + r"/check-runs"), "create"),
+    ("GET", re.compile(_REPO + r"/check-runs/(?P<id>\d+)"), "get"),
+    ("PATCH", re.compile(_REPO + r"/check-runs/(?P<id>\d+)"), "update"),
+    ("GET", re.compile(_REPO + r"/check-runs/(?P<id>\d+)/annotations"), "annotations"),
+    ("GET", re.compile(_REPO + r"/commits/(?P<ref>[^/]+)/check-runs"), "list"),
+]
+
+
+# --- the server -------------------------------------------------------------------------------
+
+
+class FakeGitHub:
+    """The fake API on a background thread. `url` is the API base (prefix included)."""
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        prefix: str = "",
+        token: str | None = None,
+        server_url: str = "https://github.example",
+    ) -> None:
+        self._host = host
+        self._port = port
+        self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
+        # When set, API requests without `Authorization: Bearer <token>` get 401.
+        self.token = token
+        self._lock = threading.Lock()
+        self._state = _State(server_url)
+        self._requests: list[RecordedRequest] = []
+        self._faults: list[Fault] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._bound_port: int | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+
+    def start(self) -> FakeGitHub:
+        server = ThreadingHTTPServer((self._host, self._port), _handler_for(self))
+        server.daemon_threads = True
+        self._server = server
+        self._bound_port = int(server.server_address[1])
+        # A short poll interval keeps stop() (and so every test's teardown) fast.
+        self._thread = threading.Thread(
+            target=server.serve_forever, args=(0.02,), name="fake-github", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        """The bound port; still readable after stop() (a test may want a dead address)."""
+        if self._bound_port is None:
+            raise RuntimeError("the fake GitHub server has not been started")
+        return self._bound_port
+
+    @property
+    def origin(self) -> str:
+        return f"http://{self._host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """What GITHUB_API_URL would be: origin plus prefix (e.g. /api/v3 for GHES)."""
+        return self.origin + self.prefix
+
+    # scripting and inspection
+
+    def add_fault(self, *faults: Fault) -> None:
+        with self._lock:
+            self._faults.extend(faults)
+
+    @property
+    def pending_faults(self) -> list[Fault]:
+        with self._lock:
+            return [copy.deepcopy(fault) for fault in self._faults]
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def requests_for(self, method: str) -> list[RecordedRequest]:
+        return [request for request in self.requests if request.method == method]
+
+    @property
+    def check_runs(self) -> list[JsonObject]:
+        """Stored runs in creation order: the API fields plus the full `annotations` list."""
+        with self._lock:
+            return [
+                {
+                    **self._state.to_api(run, self.url),
+                    "annotations": copy.deepcopy(run["annotations"]),
+                }
+                for run in self._state.runs.values()
+            ]
+
+    def reset(self) -> None:
+        with self._lock:
+            self._requests.clear()
+            self._faults.clear()
+            self._state = _State(self._state.server_url)
+
+    # request handling (called from handler threads)
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for index, fault in enumerate(self._faults):
+                if fault.matches(method, path):
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        del self._faults[index]
+                    return copy.deepcopy(fault)
+        return None
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _dispatch(self, request: RecordedRequest) -> tuple[int, JsonObject | list[Any]]:
+        if (
+            self.token is not None
+            and request.headers.get("authorization") != f"Bearer {self.token}"
+        ):
+            return _error(401, "Bad credentials")
+        if not request.path.startswith(self.prefix + "/"):
+            return _error(404, "Not Found")
+        path = request.path[len(self.prefix) :]
+        for method, pattern, name in _ROUTES:
+            match = pattern.fullmatch(path)
+            if method == request.method and match:
+                with self._lock:
+                    return self._route(name, match.groupdict(), request)
+        return _error(404, "Not Found")
+
+    def _route(
+        self, name: str, args: Mapping[str, str], request: RecordedRequest
+    ) -> tuple[int, JsonObject | list[Any]]:
+        state, owner, repo = self._state, args["owner"], args["repo"]
+        if name == "create":
+            return state.create(owner, repo, request.body, self.url)
+        if name == "list":
+            return state.list_for_ref(owner, repo, args["ref"], request.query, self.url)
+        run = state.find(owner, repo, int(args["id"]))
+        if run is None:
+            return _error(404, "Not Found")
+        if name == "update":
+            return state.update(run, request.body, self.url)
+        if name == "annotations":
+            return 200, copy.deepcopy(run["annotations"])
+        return 200, state.to_api(run, self.url)
+
+    def _control(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        if method == "GET" and path == "/_fake/requests":
+            return 200, [request.to_json() for request in self.requests]
+        if method == "GET" and path == "/_fake/check-runs":
+            return 200, self.check_runs
+        if method == "POST" and path == "/_fake/faults":
+            items = body if isinstance(body, list) else [body]
+            self.add_fault(*(Fault.from_json(item) for item in items))
+            return 200, {"queued": len(items)}
+        if method == "POST" and path == "/_fake/reset":
+            self.reset()
+            return 200, {}
+        return _error(404, "Not Found")
+
+
+def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        # HTTP/1.1 keep-alive, like GitHub: the client reuses one connection, so a dropped
+        # connection is noticed the way it would be in production.
+        protocol_version = "HTTP/1.1"
+        server_version = "FakeGitHub/1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Stay quiet: pytest shows the requests through `fake.requests` instead."""
+
+        def do_GET(self) -> None:
+            self._handle()
+
+        def do_POST(self) -> None:
+            self._handle()
+
+        def do_PATCH(self) -> None:
+            self._handle()
+
+        def do_PUT(self) -> None:
+            self._handle()
+
+        def do_DELETE(self) -> None:
+            self._handle()
+
+        def _handle(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            parts = urlsplit(self.path)
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                self._send(*_error(400, "Problems parsing JSON"))
+                return
+            if parts.path.startswith("/_fake/"):
+                try:
+                    self._send(*fake._control(self.command, parts.path, body))
+                except (KeyError, TypeError, ValueError) as exc:
+                    self._send(*_error(400, f"bad control request: {exc}"))
+                return
+            request = RecordedRequest(
+                method=self.command,
+                path=parts.path,
+                query=parse_qs(parts.query, keep_blank_values=True),
+                headers={name.lower(): value for name, value in self.headers.items()},
+                body=body,
+                raw_body=raw,
+            )
+            fake._record(request)
+            fault = fake._take_fault(request.method, request.path)
+            if fault is None:
+                self._send(*fake._dispatch(request))
+                return
+            if fault.action in ("apply_then_drop", "apply_then_respond"):
+                fake._dispatch(request)
+            if fault.action in ("drop", "apply_then_drop"):
+                self._drop()
+                return
+            self._send(fault.status, fault.body, fault.headers)
+
+        def _send(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
+            payload = b"" if body is None else json.dumps(body).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _drop(self) -> None:
+            # Close without a status line: the client cannot tell whether the request landed.
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+
+    return Handler
+
+
+class RemoteFakeGitHub:
+    """Drives a fake started in another process (`python tests/fake_github.py`), over HTTP."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin.rstrip("/")
+
+    def _call(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.origin + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=10) as response:  # loopback only
+            return json.loads(response.read() or b"null")
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return [RecordedRequest.from_json(item) for item in self._call("GET", "/_fake/requests")]
+
+    @property
+    def check_runs(self) -> list[JsonObject]:
+        return list(self._call("GET", "/_fake/check-runs"))
+
+    def add_fault(self, *faults: Fault) -> None:
+        self._call("POST", "/_fake/faults", [fault.to_json() for fault in faults])
+
+    def reset(self) -> None:
+        self._call("POST", "/_fake/reset", {})
+
+
+# --- validating against GitHub's OpenAPI description ------------------------------------------
+
+
+def _to_json_schema(node: Any) -> Any:
+    """OpenAPI 3.0 schema objects -> JSON Schema: drop `discriminator`, map `nullable`."""
+    if isinstance(node, list):
+        return [_to_json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    converted = {
+        key: _to_json_schema(value) for key, value in node.items() if key != "discriminator"
+    }
+    if converted.pop("nullable", False) is True:
+        if isinstance(converted.get("type"), str):
+            converted["type"] = [converted["type"], "null"]
+        if isinstance(converted.get("enum"), list):
+            converted["enum"] = [*converted["enum"], None]
+    return converted
+
+
+@cache
+def _openapi_document() -> JsonObject:
+    return cast(JsonObject, _to_json_schema(json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))))
+
+
+def _pointer(*parts: str) -> str:
+    return "#/" + "/".join(part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def openapi_schema(operation_id: str | None = None, component: str | None = None) -> JsonObject:
+    """A JSON Schema for an operation's request body or a component, `$ref`s resolving in-file.
+
+    The whole document is the root, so `#/components/...` references resolve; the root's `$ref`
+    selects the part to validate (Draft 4 ignores a `$ref`'s sibling keys).
+    """
+    document = _openapi_document()
+    if component is not None:
+        target = _pointer("components", "schemas", component)
+    else:
+        target = ""
+        for path, item in document["paths"].items():
+            for method, operation in item.items():
+                if isinstance(operation, dict) and operation.get("operationId") == operation_id:
+                    target = _pointer(
+                        "paths",
+                        path,
+                        method,
+                        "requestBody",
+                        "content",
+                        "application/json",
+                        "schema",
+                    )
+        if not target:
+            raise KeyError(f"no operation {operation_id!r} in {OPENAPI_PATH.name}")
+    return {**document, "$ref": target}
+
+
+def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:
+    """Every validation error of `instance`, as "<json path>: <message>" lines."""
+    import jsonschema
+
+    validator = jsonschema.Draft4Validator(dict(schema))
+    return [
+        f"{error.json_path}: {error.message[:300]}" for error in validator.iter_errors(instance)
+    ]
+
+
+_OPERATION_FOR_METHOD = {"POST": "checks/create", "PATCH": "checks/update"}
+
+
+def request_body_errors(request: RecordedRequest) -> list[str]:
+    """Schema errors of a recorded create/update body; [] for other requests."""
+    operation = _OPERATION_FOR_METHOD.get(request.method)
+    if operation is None or "/check-runs" not in request.path:
+        return []
+    return schema_errors(request.body, openapi_schema(operation))
+
+
+def assert_bodies_match_openapi(requests: Iterable[RecordedRequest]) -> None:
+    problems = [
+        f"{request.method} {request.path}: {error}"
+        for request in requests
+        for error in request_body_errors(request)
+    ]
+    assert not problems, "request bodies break GitHub's OpenAPI schema:\n" + "\n".join(problems)
+
+
+# --- pytest fixture ----------------------------------------------------------------------------
+
+try:
+    import pytest
+except ImportError:  # plain-script use without pytest installed
+    pass
+else:
+
+    @pytest.fixture
+    def fake_github() -> Iterator[FakeGitHub]:
+        """A running fake on 127.0.0.1 (free port); stopped after the test."""
+        with FakeGitHub() as fake:
+            yield fake
+
+
+# --- script mode --------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve the fake GitHub API until SIGTERM/SIGINT.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--port-file", type=Path, help="write the bound port here when listening")
+    parser.add_argument("--prefix", default="", help="API path prefix, e.g. /api/v3 for GHES")
+    parser.add_argument("--token", help="require `Authorization: Bearer TOKEN` (else 401)")
+    args = parser.parse_args(argv)
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    with FakeGitHub(host=args.host, port=args.port, prefix=args.prefix, token=args.token) as fake:
+        if args.port_file is not None:
+            # Write then rename, so a reader polling for the file never sees it half-written.
+            partial = args.port_file.with_name(args.port_file.name + ".partial")
+            partial.write_text(f"{fake.port}\n", encoding="utf-8")
+            os.replace(partial, args.port_file)
+        print(f"fake GitHub API listening on {fake.url}", flush=True)
+        stopping.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The grading-context payload: field rules and tool-call pairing."""
+
+from __future__ import annotations
+
+import json
+
+from waza_ci.context import build_context, derive_tool_calls, serialize_context
+
+
+def test_missing_evidence_is_null_and_empty_stays_empty() -> None:
+    context = build_context({"final_output": "x", "command_invocations": [], "tool_events": None})
+    assert context["command_invocations"] == []
+    assert context["tool_events"] is None
+    assert context["user_input_requests"] is None
+    assert context["host_lifecycle"] is None
+    assert context["outcome"] == {} and context["transcript"] == [] and context["tool_calls"] == []
+
+
+def test_completion_wins_over_partial_result_in_either_order() -> None:
+    transcript = [
+        {"type": "tool.execution_start", "tool_call_id": "1", "tool_name": "a", "arguments": {}},
+        {
+            "type": "tool.execution_complete",
+            "tool_call_id": "1",
+            "tool_result": {"content": "done"},
+            "success": True,
+        },
+        {
+            "type": "tool.execution_partial_result",
+            "tool_call_id": "1",
+            "tool_result": {"content": "late partial"},
+            "success": False,
+        },
+        {"type": "tool.execution_start", "tool_call_id": "2", "tool_name": "b"},
+    ]
+    calls = derive_tool_calls(transcript)
+    assert calls == [
+        {"name": "a", "arguments": {}, "result": {"content": "done"}, "success": True},
+        {"name": "b", "arguments": None, "result": None, "success": False},
+    ]
+
+
+def test_serialized_once_is_valid_utf8_json() -> None:
+    payload = serialize_context({"final_output": "ünï <&>", "duration_ms": 12})
+    assert json.loads(payload.decode("utf-8"))["output"] == "ünï <&>"

@@ -1,0 +1,433 @@
+"""Black-box tests of `entrypoint.py` as the runner starts it: INPUT_* and GITHUB_* variables,
+an event file, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, and a real HTTP server on loopback."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import DEMO, FAST_PATH, ROOT, Project, make_results, make_run
+from tests.fake_github import FakeGitHub, Fault
+
+TOKEN = "ghs_FAKE0token0for0tests0only0123456789"
+HEAD_SHA = "a" * 40
+MERGE_SHA = "b" * 40
+
+
+@dataclass
+class ActionRun:
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+    @property
+    def log(self) -> str:
+        return self.stdout + self.stderr
+
+
+def parse_command(line: str) -> tuple[str, dict[str, str], str]:
+    """`::name k=v,k=v::message` -> (name, properties, message), as the runner reads it."""
+    match = re.fullmatch(r"::([a-z-]+)(?: ([^:]*))?::(.*)", line)
+    assert match is not None, line
+    properties = dict(p.split("=", 1) for p in (match.group(2) or "").split(",") if p)
+    return match.group(1), properties, match.group(3)
+
+
+def parse_github_output(text: str) -> dict[str, str]:
+    """GitHub's GITHUB_OUTPUT format: `name=value` or `name<<DELIM` … `DELIM`."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value: list[str] = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                value.append(inner)
+            outputs[name] = "\n".join(value)
+        elif "=" in line:
+            name, value_text = line.split("=", 1)
+            outputs[name] = value_text
+    return outputs
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGitHub]:
+    with FakeGitHub(token=TOKEN) as server:
+        yield server
+
+
+class Runner:
+    """Starts entrypoint.py the way GitHub's runner starts the container's entry point."""
+
+    def __init__(self, tmp_path: Path, fake: FakeGitHub, workspace: Path) -> None:
+        self.tmp = tmp_path
+        self.fake = fake
+        self.workspace = workspace
+        self.summary_path = tmp_path / "step_summary"
+        self.output_path = tmp_path / "set_output"
+        self.event_path = tmp_path / "event.json"
+        self.summary_path.write_text("earlier step's summary\n")
+        self.output_path.write_text("")
+        self.event_path.write_text(json.dumps({"after": HEAD_SHA}))
+
+    def event(self, name: str, payload: Mapping[str, Any]) -> dict[str, str]:
+        self.event_path.write_text(json.dumps(payload))
+        return {"GITHUB_EVENT_NAME": name}
+
+    def run(self, inputs: Mapping[str, str], env: Mapping[str, str] | None = None) -> ActionRun:
+        defaults = {
+            "workspace": ".",
+            "working-directory": ".",
+            "task": "",
+            "jobs": "2",
+            "fail-on": "failures",
+            "output": "",
+            "github-token": TOKEN,
+            "check-name": "waza program graders",
+            "check-run": "true",
+            "job-summary": "true",
+            "commit": "",
+        }
+        full = {
+            "PATH": FAST_PATH,
+            "HOME": str(self.tmp),
+            "PYTHONPATH": str(ROOT),
+            "TMPDIR": str(self.tmp),
+            "GITHUB_ACTIONS": "true",
+            "CI": "true",
+            "GITHUB_API_URL": self.fake.url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_REPOSITORY": "octo/repo",
+            "GITHUB_SHA": HEAD_SHA,
+            "GITHUB_EVENT_NAME": "push",
+            "GITHUB_EVENT_PATH": str(self.event_path),
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "GITHUB_OUTPUT": str(self.output_path),
+            "GITHUB_STEP_SUMMARY": str(self.summary_path),
+            "GITHUB_RUN_ID": "1234",
+            "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_JOB": "grade",
+            "ACTIONS_RUNTIME_TOKEN": "runtime-secret-value",
+        }
+        for name, value in {**defaults, **inputs}.items():
+            full[f"INPUT_{name.upper()}"] = value  # hyphens kept, as the runner does
+        full.update(env or {})
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "entrypoint.py")],
+            cwd=self.workspace,
+            env={k: v for k, v in full.items() if v is not None},
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        return ActionRun(
+            done.returncode,
+            done.stdout,
+            done.stderr,
+            parse_github_output(self.output_path.read_text()),
+            self.summary_path.read_text(),
+        )
+
+
+@pytest.fixture
+def demo_workspace(tmp_path: Path) -> Path:
+    workspace = tmp_path / "repo"
+    shutil.copytree(DEMO, workspace / "examples" / "demo")
+    return workspace
+
+
+DEMO_INPUTS = {
+    "eval": "examples/demo/eval.yaml",
+    "results": "examples/demo/results.json",
+    "workspace": "examples/demo/workspace",
+    "working-directory": "examples/demo",
+}
+
+
+def test_demo_passes_posts_success_and_writes_outputs(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run(DEMO_INPUTS)
+    assert result.code == 0, result.log
+    (check,) = fake.check_runs
+    assert check["head_sha"] == HEAD_SHA
+    assert check["conclusion"] == "success"
+    assert check["name"] == "waza program graders"
+    assert result.outputs["passed"] == "true"
+    assert result.outputs["runs-graded"] == "4"
+    assert result.outputs["runs-failed"] == "0"
+    assert result.outputs["grader-errors"] == "0"
+    assert result.outputs["check-run-id"] == str(check["id"])
+    assert result.outputs["check-run-url"] == check["html_url"]
+    assert float(result.outputs["overall-score"]) == pytest.approx(0.98125, abs=1e-4)
+    assert result.summary.startswith("earlier step's summary\n")
+    assert "write-changelog" in result.summary
+    assert len(result.summary.encode()) <= 1024 * 1024 + 100
+
+
+def test_token_is_masked_and_never_reaches_graders_or_output(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    record = project.root / "env.json"
+    script = project.write_grader(
+        "env.py", f"import json, os\njson.dump(dict(os.environ), open({str(record)!r}, 'w'))\n"
+    )
+    project.write_eval(project.program_grader("env", script))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 0, result.log
+    seen = json.loads(record.read_text())
+    assert TOKEN not in json.dumps(seen)
+    assert "runtime-secret-value" not in json.dumps(seen)
+    assert not [name for name in seen if name.startswith("INPUT_")]
+    lines_with_token = [line for line in result.log.splitlines() if TOKEN in line]
+    assert lines_with_token == [f"::add-mask::{TOKEN}"]
+    assert result.log.index("::add-mask::") < 5, "mask first, before anything else is printed"
+    assert TOKEN not in result.summary
+    assert fake.requests[0].headers["authorization"] == f"Bearer {TOKEN}"
+
+
+def _failing_project(project: Project, tasks: int, graders: int) -> None:
+    fail = project.write_grader("fail.py", "import sys\nsys.stderr.write('nope')\nsys.exit(1)\n")
+    project.write_eval("".join(project.program_grader(f"g{i}", fail) for i in range(graders)))
+    for index in range(tasks):
+        project.write_task(f"t{index:03d}")
+    project.write_results(make_results({f"t{index:03d}": [make_run()] for index in range(tasks)}))
+
+
+def test_123_annotations_go_in_one_create_and_two_updates(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    _failing_project(project, tasks=41, graders=3)
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 1, result.log
+    posts, patches = fake.requests_for("POST"), fake.requests_for("PATCH")
+    assert len(posts) == 1 and len(patches) == 2
+    sizes = [len(r.body["output"]["annotations"]) for r in posts + patches]
+    assert sizes == [50, 50, 23]
+    (check,) = fake.check_runs
+    assert check["conclusion"] == "failure"
+    annotations = check["annotations"]
+    assert len(annotations) == 123
+    first = annotations[0]
+    assert first["path"] == "eval.yaml"
+    assert first["start_line"] == 5  # `- type: program` of g0 in the generated eval.yaml
+    assert first["annotation_level"] == "failure"
+    assert result.outputs["passed"] == "false"
+    assert result.outputs["runs-failed"] == "41"
+
+
+@pytest.mark.parametrize(
+    ("event_name", "payload", "commit", "expected"),
+    [
+        ("pull_request", {"pull_request": {"head": {"sha": "c" * 40}}}, "", "c" * 40),
+        ("pull_request_target", {"pull_request": {"head": {"sha": "d" * 40}}}, "", "d" * 40),
+        ("workflow_run", {"workflow_run": {"head_sha": "e" * 40}}, "", "e" * 40),
+        ("push", {"after": MERGE_SHA}, "", MERGE_SHA),
+        ("pull_request", {"pull_request": {"head": {"sha": "c" * 40}}}, "f" * 40, "f" * 40),
+    ],
+)
+def test_head_sha_follows_the_event(
+    tmp_path: Path,
+    fake: FakeGitHub,
+    demo_workspace: Path,
+    event_name: str,
+    payload: dict[str, Any],
+    commit: str,
+    expected: str,
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    env = runner.event(event_name, payload)
+    result = runner.run({**DEMO_INPUTS, "commit": commit}, env={**env, "GITHUB_SHA": MERGE_SHA})
+    assert result.code == 0, result.log
+    (check,) = fake.check_runs
+    assert check["head_sha"] == expected
+
+
+def test_refused_check_run_falls_back_to_log_annotations(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    _failing_project(project, tasks=4, graders=3)
+    fake.add_fault(Fault.integration_refused("POST"))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 1, result.log  # the verdict, not the refusal, decides
+    assert not fake.check_runs
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert any("checks: write" in w and "workflow_run" in w for w in warnings)
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 10
+    name, properties, _message = parse_command(errors[0])
+    assert (name, properties["file"], properties["line"]) == ("error", "eval.yaml", "5")
+    assert "3 more failing grader" in errors[-1]
+    assert result.outputs["passed"] == "false"
+    assert result.outputs["check-run-id"] == ""
+    assert "t000" in result.summary
+
+
+def test_api_failure_does_not_change_the_verdict(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    fake.add_fault(Fault.unprocessable("POST"))
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run(DEMO_INPUTS)
+    assert result.code == 0, result.log
+    assert "::warning" in result.stdout and "Validation Failed" in result.stdout
+    assert result.outputs["passed"] == "true"
+
+
+def test_a_server_error_is_retried_without_a_second_check_run(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    fake.add_fault(Fault.apply_then_fail("POST"))
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run(DEMO_INPUTS)
+    assert result.code == 0, result.log
+    assert len(fake.check_runs) == 1
+    assert result.outputs["check-run-id"] == str(fake.check_runs[0]["id"])
+
+
+def test_grader_output_cannot_issue_workflow_commands(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    evil = project.write_grader(
+        "evil.py",
+        "import sys\nsys.stderr.write('::error::pwned\\n::add-mask::x\\n::stop-commands::abc')\n"
+        "sys.exit(1)\n",
+    )
+    project.write_eval(project.program_grader("evil", evil))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 1
+    fenced = _fenced_ranges(result.stdout)
+    for index, line in enumerate(result.stdout.splitlines()):
+        if "pwned" in line and line.startswith("::"):
+            assert any(start < index < end for start, end in fenced), line
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error ")]
+    assert errors == [] or all("%0A" in e or "pwned" not in e.split("::", 2)[1] for e in errors)
+
+
+def _fenced_ranges(log: str) -> list[tuple[int, int]]:
+    lines = log.splitlines()
+    ranges = []
+    for start, line in enumerate(lines):
+        match = re.fullmatch(r"::stop-commands::([0-9a-f]{32})", line)
+        if match:
+            end = lines.index(f"::{match.group(1)}::", start)
+            ranges.append((start, end))
+    return ranges
+
+
+def test_summary_is_trimmed_to_one_mebibyte(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    loud = project.write_grader(
+        "loud.py", "import sys\nsys.stderr.write('é' * 400_000)\nsys.exit(1)\n"
+    )
+    project.write_eval("".join(project.program_grader(f"g{i}", loud) for i in range(4)))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run(1), make_run(2)]}))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 1
+    added = result.summary.removeprefix("earlier step's summary\n")
+    assert len(added.encode("utf-8")) <= 1024 * 1024
+    assert "trimmed" in added.lower()
+    check = fake.requests_for("POST")[0].body
+    assert len(check["output"]["summary"].encode("utf-8")) <= 65535
+
+
+def test_outside_actions_no_api_call_and_summary_on_stdout(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run(
+        DEMO_INPUTS, env={"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": "", "GITHUB_OUTPUT": ""}
+    )
+    assert result.code == 0, result.log
+    assert fake.requests == []
+    assert "write-changelog" in result.stdout and "|" in result.stdout
+
+
+def test_output_input_writes_the_regraded_file(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run({**DEMO_INPUTS, "output": "out/regraded.json"})
+    assert result.code == 0, result.log
+    regraded = json.loads((demo_workspace / "out" / "regraded.json").read_text())
+    assert regraded["tasks"][1]["runs"][0]["validations"]["version_bumped"]["passed"] is True
+    assert result.outputs["output-file"] == "out/regraded.json"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"eval": ""}, "input `eval` is required"),
+        ({"results": ""}, "input `results` is required"),
+        ({"fail-on": "sometimes"}, "input `fail-on` must be"),
+        ({"check-run": "yes"}, "input `check-run` must be `true` or `false`"),
+        ({"jobs": "many"}, "input `jobs` must be"),
+        ({"eval": "missing.yaml"}, "eval spec not found"),
+    ],
+)
+def test_bad_inputs_exit_2_with_an_error_command(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path, inputs: dict[str, str], message: str
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run({**DEMO_INPUTS, **inputs})
+    assert result.code == 2, result.log
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1 and message in errors[0]
+    assert "Traceback" not in result.log
+    assert fake.requests == []
+
+
+def test_yaml_error_is_annotated_at_its_line(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    project.write_eval("- type: program\n  name: g\n  config:\n    command: x\n    cwd: /\n")
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json"})
+    assert result.code == 2
+    (error,) = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    _name, properties, message = parse_command(error)
+    assert properties == {"file": "eval.yaml", "line": "9", "title": "waza-ci"}
+    assert "unknown config key 'cwd'" in message
+
+
+def test_grader_error_exits_3_and_fails_the_check(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    project.write_eval("- type: program\n  name: gone\n  config:\n    command: no-such-binary-x\n")
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "fail-on": "errors"})
+    assert result.code == 3
+    (check,) = fake.check_runs
+    assert check["conclusion"] == "failure"
+    assert result.outputs["grader-errors"] == "1"
+    assert "error" in check["annotations"][0]["title"].lower()

@@ -1,0 +1,102 @@
+"""The dependency direction of README's architecture section, checked from the imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "waza_ci"
+
+# module -> the waza_ci modules it may import (besides itself and the package root)
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "spec": {"errors"},
+    "results": {"errors"},
+    "context": set(),
+    "privatedir": set(),
+    "program": set(),
+    "scoring": {"errors"},
+    "grading": {"errors", "spec", "results", "context", "privatedir", "program", "scoring"},
+    "engine": {"errors", "spec", "results", "grading", "scoring"},
+    "outputs": {"errors"},
+    "report.text": {"scoring"},
+    "report.markdown": {"scoring", "errors", "report._text"},
+    "report._text": {"scoring", "errors"},
+    "report.annotations": {"scoring", "errors", "report._text"},
+    "github.runner": {"errors"},
+    "github.checks": {"report.annotations"},
+    "cli": {
+        "engine",
+        "errors",
+        "grading",
+        "outputs",
+        "report.markdown",
+        "report.text",
+        "results",
+        "scoring",
+    },
+    "action": {
+        "engine",
+        "errors",
+        "grading",
+        "outputs",
+        "report.annotations",
+        "report.markdown",
+        "report.text",
+        "results",
+        "scoring",
+        "github.checks",
+        "github.runner",
+    },
+    "__main__": {"cli"},
+}
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE).with_suffix("")
+    parts = [p for p in relative.parts if p != "__init__"]
+    return ".".join(parts)
+
+
+def imported_modules(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("waza_ci"):
+            found.add(node.module.removeprefix("waza_ci").removeprefix("."))
+        elif isinstance(node, ast.Import):
+            found.update(
+                alias.name.removeprefix("waza_ci.")
+                for alias in node.names
+                if alias.name.startswith("waza_ci.")
+            )
+    return {name for name in found if name}
+
+
+def test_every_module_imports_only_what_the_layering_allows() -> None:
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = module_name(path)
+        if name in ("", "report", "github"):
+            continue
+        assert name in ALLOWED, f"{name} is not in the layering table; add it on purpose"
+        extra = imported_modules(path) - ALLOWED[name] - {name}
+        if extra:
+            problems.append(f"{name} imports {sorted(extra)}")
+    assert problems == []
+
+
+def reads_environment(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+            and node.attr in ("environ", "getenv", "environb")
+        ):
+            return True
+    return False
+
+
+def test_only_the_shells_read_the_process_environment() -> None:
+    readers = {module_name(path) for path in PACKAGE.rglob("*.py") if reads_environment(path)}
+    assert readers == {"cli", "action"}

@@ -1,0 +1,306 @@
+"""The GitHub Action: step inputs -> engine.grade -> job summary, check run, outputs, exit code.
+
+A thin shell like the CLI: the grading is the engine's, the GitHub I/O is `waza_ci.github`'s.
+What this module decides is the order (the verdict is computed before any network call), the
+fallbacks (a refused check run becomes workflow-command annotations), and what reaches the log
+(untrusted text only inside a `::stop-commands::` fence, the token masked first).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from waza_ci.engine import GradeReport, GradeRequest, grade
+from waza_ci.errors import InputError, WazaCiError
+from waza_ci.github.checks import (
+    FIX_HINT,
+    CheckRunClient,
+    CheckRunRequest,
+    CheckRunResult,
+    ChecksUnavailable,
+    Conclusion,
+    GitHubError,
+)
+from waza_ci.github.runner import (
+    RunnerEnv,
+    WorkflowCommands,
+    append_summary,
+    input_value,
+    resolve_head_sha,
+    write_outputs,
+)
+from waza_ci.grading import grader_environment
+from waza_ci.outputs import check_output_paths, plan_outputs, write_text_files
+from waza_ci.report.annotations import Annotation, build_annotations
+from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
+from waza_ci.report.text import render_text
+from waza_ci.results import dump_results
+from waza_ci.scoring import FailOn, GradeSummary
+
+# GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
+LOG_ANNOTATION_CAP = 10
+
+# The defaults of action.yml, for runs outside the runner (which always passes every input).
+# tests/test_action_yml.py keeps the two in step.
+DEFAULT_CHECK_NAME = "waza program graders"
+INPUT_DEFAULTS: Mapping[str, str] = {
+    "workspace": ".",
+    "working-directory": ".",
+    "task": "",
+    "jobs": "",
+    "fail-on": "failures",
+    "output": "",
+    "check-name": DEFAULT_CHECK_NAME,
+    "check-run": "true",
+    "job-summary": "true",
+    "commit": "",
+}
+
+
+@dataclass(frozen=True)
+class ActionSettings:
+    """The step's inputs, validated; every error names the input."""
+
+    eval_path: Path
+    results: tuple[str, ...]
+    workspace: Path
+    working_directory: Path
+    task: str | None
+    jobs: int | None
+    fail_on: FailOn
+    output: Path | None
+    check_name: str
+    check_run: bool
+    job_summary: bool
+    commit: str | None
+    token: str | None = field(default=None, repr=False)
+
+
+def load_settings(env: Mapping[str, str]) -> ActionSettings:
+    def get(name: str) -> str:
+        return input_value(env, name) or INPUT_DEFAULTS.get(name, "")
+
+    results = tuple(line.strip() for line in get("results").splitlines() if line.strip())
+    if not get("eval"):
+        raise InputError("input `eval` is required: the path to the eval spec (eval.yaml)")
+    if not results:
+        raise InputError("input `results` is required: results files or globs, one per line")
+    return ActionSettings(
+        eval_path=Path(get("eval")),
+        results=results,
+        workspace=Path(get("workspace")),
+        working_directory=Path(get("working-directory")),
+        task=get("task") or None,
+        jobs=_jobs(get("jobs")),
+        fail_on=_choice("fail-on", get("fail-on"), FailOn),
+        output=Path(get("output")) if get("output") else None,
+        check_name=get("check-name"),
+        check_run=_boolean("check-run", get("check-run")),
+        job_summary=_boolean("job-summary", get("job-summary")),
+        commit=get("commit") or None,
+        token=input_value(env, "github-token"),
+    )
+
+
+def _boolean(name: str, value: str) -> bool:
+    # Strict on purpose: a typo like `flase` must not quietly mean true.
+    lowered = value.lower()
+    if lowered not in ("true", "false"):
+        raise InputError(f"input `{name}` must be `true` or `false`, not {value!r}")
+    return lowered == "true"
+
+
+def _jobs(value: str) -> int | None:
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
+    return int(value)
+
+
+def _choice(name: str, value: str, choices: type[FailOn]) -> FailOn:
+    try:
+        return choices(value)
+    except ValueError:
+        allowed = " or ".join(f"`{c.value}`" for c in choices)
+        raise InputError(f"input `{name}` must be {allowed}, not {value!r}") from None
+
+
+def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
+    """Run the action; returns the exit code (0 passed, 1 failed, 2 bad input, 3 errors)."""
+    commands = WorkflowCommands(stdout)
+    token = input_value(env, "github-token")
+    if token:
+        commands.add_mask(token)  # before anything else can print it
+    try:
+        settings = load_settings(env)
+        runner = RunnerEnv.from_mapping(env)
+        head_sha = (
+            resolve_head_sha(runner, settings.commit)
+            if settings.check_run and runner.in_actions
+            else None
+        )
+        check_output_paths(settings.output, None)
+        report = _grade(settings, env, commands, stdout)
+        output_file = _write_output_file(settings, report)
+    except WazaCiError as err:
+        _report_error(commands, err)
+        return err.exit_code
+    summary = report.summary
+    markdown = render_markdown(summary)
+    if settings.job_summary and runner.summary_path:
+        append_summary(runner.summary_path, markdown)
+    elif not runner.in_actions:
+        stdout.write(markdown)
+    check = _publish(settings, runner, head_sha, summary, commands) if head_sha else None
+    if runner.output_path:
+        write_outputs(runner.output_path, _step_outputs(summary, check, output_file))
+    return summary.exit_code(settings.fail_on)
+
+
+def _grade(
+    settings: ActionSettings, env: Mapping[str, str], commands: WorkflowCommands, stdout: TextIO
+) -> GradeReport:
+    def progress(line: str) -> None:
+        stdout.write(f"waza-ci: {line}\n")
+        stdout.flush()
+
+    request = GradeRequest(
+        eval_path=settings.eval_path,
+        results=settings.results,
+        task=settings.task,
+        workspace=settings.workspace,
+        working_directory=settings.working_directory,
+        jobs=settings.jobs,
+        grader_env=grader_environment(env),
+        temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
+        progress=progress,
+    )
+    # Task ids, file names and grader output are untrusted: nothing printed while grading
+    # may act as a workflow command.
+    with commands.stop_commands():
+        report = grade(request)
+        for warning in report.warnings:
+            stdout.write(f"waza-ci: warning: {warning}\n")
+        stdout.write(render_text(report.summary))
+    return report
+
+
+def _write_output_file(settings: ActionSettings, report: GradeReport) -> Path | None:
+    if settings.output is None:
+        return None
+    plan = plan_outputs(settings.output, None, [r.source.name for r in report.regraded])
+    write_text_files({plan.results[r.source.name]: dump_results(r.raw) for r in report.regraded})
+    return settings.output
+
+
+def _report_error(commands: WorkflowCommands, err: WazaCiError) -> None:
+    location = err.location
+    commands.error(
+        err.message if location and location.line else str(err),
+        file=location.file if location and location.line else None,
+        line=location.line if location else None,
+        title="waza-ci",
+    )
+
+
+def conclusion_of(summary: GradeSummary, fail_on: FailOn) -> Conclusion:
+    """failure on grader errors or (with fail-on failures) a failing run; neutral when failures
+    do not gate or nothing was graded; success otherwise."""
+    if summary.grader_errors:
+        return "failure"
+    if not summary.passed:
+        return "failure" if fail_on is FailOn.FAILURES else "neutral"
+    return "success" if summary.runs_graded else "neutral"
+
+
+def _publish(
+    settings: ActionSettings,
+    runner: RunnerEnv,
+    head_sha: str,
+    summary: GradeSummary,
+    commands: WorkflowCommands,
+) -> CheckRunResult | None:
+    annotations = build_annotations(summary, repo_root=runner.workspace or os.getcwd())
+    if not settings.token:
+        commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)
+        _log_annotations(commands, annotations)
+        return None
+    request = CheckRunRequest(
+        name=settings.check_name,
+        head_sha=head_sha,
+        external_id=_external_id(runner, settings.check_name),
+        conclusion=conclusion_of(summary, settings.fail_on),
+        title=check_title(summary),
+        summary=render_check_summary(summary),
+        annotations=annotations,
+        details_url=_run_url(runner),
+    )
+    try:
+        with CheckRunClient(runner.api_url, runner.repository, settings.token) as client:
+            return client.publish(request)
+    except ChecksUnavailable as err:
+        commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
+    except GitHubError as err:
+        commands.warning(f"the check run could not be posted: {err}")
+    except ValueError as err:  # a malformed GITHUB_REPOSITORY or API URL
+        commands.warning(f"the check run could not be posted: {err}")
+    _log_annotations(commands, annotations)
+    return None
+
+
+def _log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotation]) -> None:
+    """The most important annotations as `::error` lines, within GitHub's per-step cap."""
+    shown = (
+        annotations[:LOG_ANNOTATION_CAP]
+        if len(annotations) <= LOG_ANNOTATION_CAP
+        else (annotations[: LOG_ANNOTATION_CAP - 1])
+    )
+    for annotation in shown:
+        commands.error(
+            annotation.message, file=annotation.path, line=annotation.line, title=annotation.title
+        )
+    hidden = len(annotations) - len(shown)
+    if hidden:
+        commands.error(
+            f"{hidden} more failing grader(s) are listed in the job summary "
+            "(GitHub shows at most 10 error annotations per step)",
+            title="waza-ci",
+        )
+
+
+def _external_id(runner: RunnerEnv, check_name: str) -> str:
+    # Unique per job attempt, so a retried create can find the run it may already have made.
+    return f"waza-ci:{runner.run_id}:{runner.run_attempt}:{runner.job}:{check_name}"
+
+
+def _run_url(runner: RunnerEnv) -> str | None:
+    if not (runner.run_id and runner.repository):
+        return None
+    return f"{runner.server_url}/{runner.repository}/actions/runs/{runner.run_id}"
+
+
+def _step_outputs(
+    summary: GradeSummary, check: CheckRunResult | None, output_file: Path | None
+) -> dict[str, str]:
+    return {
+        "passed": "true" if summary.passed and not summary.grader_errors else "false",
+        "overall-score": f"{summary.overall_score:.4f}",
+        "runs-graded": str(summary.runs_graded),
+        "runs-failed": str(summary.runs_failed),
+        "grader-errors": str(summary.grader_errors),
+        "check-run-id": str(check.id) if check else "",
+        "check-run-url": check.html_url if check else "",
+        "output-file": str(output_file) if output_file else "",
+    }
+
+
+def run() -> int:
+    """Entry for `entrypoint.py`: the real process environment and stdout."""
+    return main(dict(os.environ))
