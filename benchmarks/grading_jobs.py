@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 from waza_ci.privatedir import create_context_file, verify_and_remove
-
 from waza_ci.program import run_program
 
 TASKS, RUNS, GRADERS = 4, 3, 4
