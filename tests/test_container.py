@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.fake_github import FakeGitHub, Fault
+from tests.fake_github import FakeGitHub, Fault, assert_bodies_match_openapi
 
 pytestmark = pytest.mark.docker
 
@@ -134,6 +134,7 @@ def image() -> str:
 def fake() -> Iterator[FakeGitHub]:
     with FakeGitHub() as server:
         yield server
+        assert_bodies_match_openapi(server.requests)
 
 
 # --- the runner's side ---------------------------------------------------------------------------

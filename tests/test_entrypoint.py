@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DEMO, FAST_PATH, ROOT, Project, make_results, make_run
-from tests.fake_github import FakeGitHub, Fault
+from tests.fake_github import FakeGitHub, Fault, assert_bodies_match_openapi
 
 TOKEN = "ghs_FAKE0token0for0tests0only0123456789"
 HEAD_SHA = "a" * 40
@@ -65,8 +65,11 @@ def parse_github_output(text: str) -> dict[str, str]:
 
 @pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
+    """The loopback API; after each test every body the action sent is checked against
+    GitHub's OpenAPI schema for check runs."""
     with FakeGitHub(token=TOKEN) as server:
         yield server
+        assert_bodies_match_openapi(server.requests)
 
 
 class Runner:
