@@ -102,6 +102,19 @@ class Project:
         path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
         return path
 
+    def grade_args(self) -> list[str]:
+        """`waza-ci grade` arguments for this project (eval, results, workspace, cwd)."""
+        return [
+            "grade",
+            str(self.eval_path),
+            "--results",
+            str(self.results_path),
+            "--workspace",
+            str(self.workspace),
+            "--working-directory",
+            str(self.root),
+        ]
+
     def program_grader(self, name: str, script: str, timeout: int | None = None) -> str:
         """YAML of one program grader entry running `python3 <script>`."""
         lines = [
@@ -163,17 +176,7 @@ def grade_project(project: Project) -> Callable[..., CliResult]:
     """Run `waza-ci grade` on the project with its defaults; extra args and env as given."""
 
     def run(*extra: str, env: Mapping[str, str] | None = None, timeout: float = 120) -> CliResult:
-        args = [
-            "grade",
-            str(project.eval_path),
-            "--results",
-            str(project.results_path),
-            "--workspace",
-            str(project.workspace),
-            "--working-directory",
-            str(project.root),
-            *extra,
-        ]
+        args = [*project.grade_args(), *extra]
         return run_cli_process(args, cwd=project.root, env=env, timeout=timeout)
 
     return run

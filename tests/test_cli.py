@@ -730,19 +730,9 @@ def test_context_file_mode_survives_a_hostile_umask(project: Project, tmp_path: 
     project.write_eval(recorder_grader(project, "recorder", record))
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run()]}))
-    args = [
-        "grade",
-        str(project.eval_path),
-        "--results",
-        str(project.results_path),
-        "--workspace",
-        str(project.workspace),
-        "--working-directory",
-        str(project.root),
-    ]
     old = os.umask(0)
     try:
-        result = run_cli_process(args, cwd=project.root)
+        result = run_cli_process(project.grade_args(), cwd=project.root)
     finally:
         os.umask(old)
     assert result.code == 0, result.stderr

@@ -29,6 +29,7 @@ import pytest
 import yaml
 
 from tests.fake_github import FakeGitHub, Fault, assert_bodies_match_openapi
+from tests.runner_files import parse_github_output
 
 pytestmark = pytest.mark.docker
 
@@ -164,27 +165,6 @@ def runner_inputs(given: Mapping[str, str]) -> dict[str, str]:
         assert "${{" not in value, f"input {name!r}: unevaluated expression in {value!r}"
         env[f"INPUT_{name.replace(' ', '_').upper()}"] = value
     return env
-
-
-def parse_github_output(text: str) -> dict[str, str]:
-    """The GITHUB_OUTPUT file format: `name=value` lines and `name<<DELIM` heredocs."""
-    outputs: dict[str, str] = {}
-    lines = text.split("\n")
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        index += 1
-        if not line:
-            continue
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            end = lines.index(delimiter, index)
-            outputs[name] = "\n".join(lines[index:end])
-            index = end + 1
-        else:
-            name, value = line.split("=", 1)
-            outputs[name] = value
-    return outputs
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import DEMO, FAST_PATH, ROOT, Project, make_results, make_run
 from tests.fake_github import FakeGitHub, Fault, assert_bodies_match_openapi
+from tests.runner_files import parse_command, parse_github_output
 
 TOKEN = "ghs_FAKE0token0for0tests0only0123456789"
 HEAD_SHA = "a" * 40
@@ -34,33 +35,6 @@ class ActionRun:
     @property
     def log(self) -> str:
         return self.stdout + self.stderr
-
-
-def parse_command(line: str) -> tuple[str, dict[str, str], str]:
-    """`::name k=v,k=v::message` -> (name, properties, message), as the runner reads it."""
-    match = re.fullmatch(r"::([a-z-]+)(?: ([^:]*))?::(.*)", line)
-    assert match is not None, line
-    properties = dict(p.split("=", 1) for p in (match.group(2) or "").split(",") if p)
-    return match.group(1), properties, match.group(3)
-
-
-def parse_github_output(text: str) -> dict[str, str]:
-    """GitHub's GITHUB_OUTPUT format: `name=value` or `name<<DELIM` … `DELIM`."""
-    outputs: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            value: list[str] = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                value.append(inner)
-            outputs[name] = "\n".join(value)
-        elif "=" in line:
-            name, value_text = line.split("=", 1)
-            outputs[name] = value_text
-    return outputs
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.runner_files import parse_github_output as parse_output_file
 from waza_ci.errors import InputError
 from waza_ci.github import runner
 from waza_ci.github.runner import (
@@ -342,31 +343,6 @@ def test_echo_untrusted_fences_the_text() -> None:
 
 
 # --- GITHUB_OUTPUT -----------------------------------------------------------------------------
-
-
-def parse_output_file(text: str) -> dict[str, str]:
-    """GITHUB_OUTPUT as the runner reads it: `name=value`, or `name<<DELIM` … `DELIM`."""
-    outputs: dict[str, str] = {}
-    lines = text.split("\n")
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        index += 1
-        if not line:
-            continue
-        equals, heredoc = line.find("="), line.find("<<")
-        if equals >= 0 and (heredoc < 0 or equals < heredoc):
-            outputs[line[:equals]] = line[equals + 1 :]
-            continue
-        assert heredoc > 0, f"unparseable line {line!r}"
-        name, delimiter = line[:heredoc], line[heredoc + 2 :]
-        body: list[str] = []
-        while lines[index] != delimiter:  # IndexError here means an unterminated heredoc
-            body.append(lines[index])
-            index += 1
-        index += 1
-        outputs[name] = "\n".join(body)
-    return outputs
 
 
 def test_outputs_single_and_multi_line_round_trip(tmp_path: Path) -> None:
