@@ -387,7 +387,8 @@ def test_yaml_error_is_annotated_at_its_line(
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run()]}))
     runner = Runner(tmp_path, fake, project.root)
-    result = runner.run({"eval": "eval.yaml", "results": "results.json"})
+    # An absolute path inside the workspace is annotated by its repository-relative path.
+    result = runner.run({"eval": str(project.eval_path), "results": "results.json"})
     assert result.code == 2
     (error,) = [line for line in result.stdout.splitlines() if line.startswith("::error")]
     _name, properties, message = parse_command(error)

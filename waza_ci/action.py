@@ -37,7 +37,7 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import grader_environment
 from waza_ci.outputs import check_output_paths, plan_outputs, write_text_files
-from waza_ci.report.annotations import Annotation, build_annotations
+from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_results
@@ -150,7 +150,7 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         report = _grade(settings, env, commands, stdout)
         output_file = _write_output_file(settings, report)
     except WazaCiError as err:
-        _report_error(commands, err)
+        _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
     summary = report.summary
     markdown = render_markdown(summary)
@@ -200,12 +200,16 @@ def _write_output_file(settings: ActionSettings, report: GradeReport) -> Path | 
     return settings.output
 
 
-def _report_error(commands: WorkflowCommands, err: WazaCiError) -> None:
+def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: str) -> None:
+    """One `::error`; pointing at the file and line when the error has a YAML/JSON line."""
     location = err.location
+    if location is None or location.line is None:
+        commands.error(str(err), title="waza-ci")
+        return
     commands.error(
-        err.message if location and location.line else str(err),
-        file=location.file if location and location.line else None,
-        line=location.line if location else None,
+        err.message,
+        file=repo_relative_path(location.file, repo_root),
+        line=location.line,
         title="waza-ci",
     )
 

@@ -129,12 +129,14 @@ def plan_grading(
 
 def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
     """Run every execution on `setup.jobs` threads; results come back in plan order."""
-    contexts = _serialize_contexts(plan)
+    contexts = _ContextCache(plan.executions)
     counter = _Counter(len(plan.executions))
 
     def execute(execution: Execution) -> ExecutionResult:
-        key = (id(execution.match), execution.run_index)
-        result = _execute(execution, contexts[key], setup)
+        try:
+            result = _execute(execution, contexts.acquire(execution), setup)
+        finally:
+            contexts.release(execution)
         if setup.progress is not None:
             setup.progress(f"[{counter.next()}/{counter.total}] {_describe(result)}")
         return result
@@ -143,17 +145,48 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
         return list(pool.map(execute, plan.executions))
 
 
-def _serialize_contexts(plan: GradingPlan) -> dict[tuple[int, int], bytes]:
-    # Serialized once per run, not once per grader: transcripts can be large.
-    contexts: dict[tuple[int, int], bytes] = {}
-    for execution in plan.executions:
-        key = (id(execution.match), execution.run_index)
-        if key not in contexts:
-            raw_run = execution.match.results.raw_run(
-                execution.match.task_index, execution.run_index
-            )
-            contexts[key] = serialize_context(raw_run)
-    return contexts
+class _ContextCache:
+    """Each run's context is serialized once, when its first grader needs it, and dropped
+    after its last grader: transcripts can be large, and a results file holds many runs."""
+
+    def __init__(self, executions: Sequence[Execution]) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[int, int], int] = {}
+        self._locks: dict[tuple[int, int], threading.Lock] = {}
+        self._payloads: dict[tuple[int, int], bytes] = {}
+        for execution in executions:
+            key = self._key(execution)
+            self._pending[key] = self._pending.get(key, 0) + 1
+            self._locks.setdefault(key, threading.Lock())
+
+    @staticmethod
+    def _key(execution: Execution) -> tuple[int, int]:
+        return (id(execution.match), execution.run_index)
+
+    @property
+    def held(self) -> int:
+        """How many serialized contexts are in memory (for tests)."""
+        with self._lock:
+            return len(self._payloads)
+
+    def acquire(self, execution: Execution) -> bytes:
+        key = self._key(execution)
+        with self._locks[key]:  # one serialization per run even when its graders start at once
+            with self._lock:
+                payload = self._payloads.get(key)
+            if payload is None:
+                match = execution.match
+                payload = serialize_context(match.results.raw_run(match.task_index, key[1]))
+                with self._lock:
+                    self._payloads[key] = payload
+            return payload
+
+    def release(self, execution: Execution) -> None:
+        key = self._key(execution)
+        with self._lock:
+            self._pending[key] -= 1
+            if self._pending[key] == 0:
+                self._payloads.pop(key, None)
 
 
 def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> ExecutionResult:

@@ -1,0 +1,94 @@
+"""Planning and running grader executions: order, one context per run, environment."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Project, make_results, make_run
+from waza_ci import grading
+from waza_ci.context import serialize_context
+from waza_ci.grading import GradingSetup, grader_environment, plan_grading, run_plan
+from waza_ci.results import load_results
+from waza_ci.spec import load_eval
+
+
+def _plan(project: Project, graders: int, runs: int) -> grading.GradingPlan:
+    script = project.write_grader("ok.py", "import sys\nsys.stdin.read()\nprint('ok')\n")
+    project.write_eval("".join(project.program_grader(f"g{i}", script) for i in range(graders)))
+    project.write_task("t1")
+    project.write_task("t2")
+    runs_list = [
+        make_run(n, transcript=[{"type": "x", "content": "y" * 1000}]) for n in range(runs)
+    ]
+    project.write_results(make_results({"t1": runs_list, "t2": runs_list}))
+    spec = load_eval(project.eval_path, working_directory=project.root)
+    return plan_grading(spec, [load_results(project.results_path)], None)
+
+
+def _setup(project: Project, tmp_path: Path, jobs: int) -> GradingSetup:
+    (tmp_path / "ctx").mkdir(exist_ok=True)
+    return GradingSetup(
+        workspace_dir=str(project.workspace),
+        working_directory=str(project.root),
+        env={"PATH": "/usr/bin:/bin"},
+        temp_dir=str(tmp_path / "ctx"),
+        jobs=jobs,
+    )
+
+
+def test_plan_order_is_results_task_run_grader(project: Project) -> None:
+    plan = _plan(project, graders=2, runs=2)
+    order = [(e.match.task.id, e.run_index, e.grader.name) for e in plan.executions]
+    assert order == [
+        (task, run, grader) for task in ("t1", "t2") for run in (0, 1) for grader in ("g0", "g1")
+    ]
+
+
+def test_each_run_is_serialized_once_and_dropped_after_its_last_grader(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan = _plan(project, graders=3, runs=2)
+    calls: list[Any] = []
+    lock = threading.Lock()
+    real = serialize_context
+
+    def counting(raw_run: Any) -> bytes:
+        with lock:
+            calls.append(raw_run["run_number"])
+        return real(raw_run)
+
+    monkeypatch.setattr("waza_ci.grading.serialize_context", counting)
+    cache = grading._ContextCache(plan.executions)
+    monkeypatch.setattr(grading, "_ContextCache", lambda executions: cache)
+    results = run_plan(plan, _setup(project, tmp_path, jobs=3))
+    assert len(results) == 12 and all(r.verdict.passed for r in results)
+    assert len(calls) == 4, "one serialization per run (2 tasks x 2 runs), not per grader"
+    assert cache.held == 0
+    assert list((tmp_path / "ctx").iterdir()) == [], "every context directory was removed"
+
+
+def test_results_come_back_in_plan_order_whatever_the_jobs(
+    project: Project, tmp_path: Path
+) -> None:
+    plan = _plan(project, graders=3, runs=3)
+    one = [r.execution for r in run_plan(plan, _setup(project, tmp_path, jobs=1))]
+    many = [r.execution for r in run_plan(plan, _setup(project, tmp_path, jobs=4))]
+    assert one == many == list(plan.executions)
+
+
+def test_grader_environment_drops_inputs_and_runner_tokens() -> None:
+    env = {
+        "PATH": "/bin",
+        "INPUT_GITHUB-TOKEN": "t",
+        "INPUT_EVAL": "e",
+        "GITHUB_TOKEN": "t",
+        "ACTIONS_RUNTIME_TOKEN": "t",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "t",
+        "ACTIONS_ID_TOKEN_REQUEST_URL": "u",
+        "GITHUB_SHA": "kept",
+    }
+    assert grader_environment(env) == {"PATH": "/bin", "GITHUB_SHA": "kept"}
