@@ -154,6 +154,13 @@ def test_demo_passes_posts_success_and_writes_outputs(
     assert float(result.outputs["overall-score"]) == pytest.approx(0.98125, abs=1e-4)
     assert result.summary.startswith("earlier step's summary\n")
     assert "write-changelog" in result.summary
+    lines = result.stdout.splitlines()
+    opened, closed = (
+        lines.index("::group::waza-ci: running program graders"),
+        lines.index("::endgroup::"),
+    )
+    progress = [i for i, line in enumerate(lines) if line.startswith("waza-ci: [")]
+    assert len(progress) == 12 and all(opened < i < closed for i in progress)
     assert len(result.summary.encode()) <= 1024 * 1024 + 100
 
 

@@ -183,9 +183,10 @@ def _grade(
         progress=progress,
     )
     # Task ids, file names and grader output are untrusted: nothing printed while grading
-    # may act as a workflow command.
-    with commands.stop_commands():
+    # may act as a workflow command. The progress lines fold away in a log group.
+    with commands.group("waza-ci: running program graders"), commands.stop_commands():
         report = grade(request)
+    with commands.stop_commands():
         for warning in report.warnings:
             stdout.write(f"waza-ci: warning: {warning}\n")
         stdout.write(render_text(report.summary))
