@@ -53,6 +53,7 @@ COPY --from=build /build/wheels /tmp/waza-ci-wheels
 RUN pip install --no-deps --no-index /tmp/waza-ci-wheels/*.whl \
     && rm -rf /tmp/waza-ci-wheels
 
+COPY LICENSE /action/LICENSE
 COPY entrypoint.py /action/entrypoint.py
 
 # No WORKDIR and no USER: the runner mounts the workspace at /github/workspace, makes
