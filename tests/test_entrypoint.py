@@ -416,3 +416,20 @@ def test_grader_error_exits_3_and_fails_the_check(
     assert check["conclusion"] == "failure"
     assert result.outputs["grader-errors"] == "1"
     assert "error" in check["annotations"][0]["title"].lower()
+
+
+def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    blocked = tmp_path / "a-folder"
+    blocked.mkdir()
+    result = runner.run(
+        DEMO_INPUTS, env={"GITHUB_STEP_SUMMARY": str(blocked), "GITHUB_OUTPUT": str(blocked)}
+    )
+    assert result.code == 0, result.log
+    assert "Traceback" not in result.log
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert any("job summary" in w for w in warnings)
+    assert any("step outputs" in w for w in warnings)
+    assert len(fake.check_runs) == 1

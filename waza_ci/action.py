@@ -155,12 +155,18 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     summary = report.summary
     markdown = render_markdown(summary)
     if settings.job_summary and runner.summary_path:
-        append_summary(runner.summary_path, markdown)
+        try:
+            append_summary(runner.summary_path, markdown)
+        except OSError as err:  # a reporting problem must not hide the verdict
+            commands.warning(f"could not write the job summary to {runner.summary_path}: {err}")
     elif not runner.in_actions:
         stdout.write(markdown)
     check = _publish(settings, runner, head_sha, summary, commands) if head_sha else None
     if runner.output_path:
-        write_outputs(runner.output_path, _step_outputs(summary, check, output_file))
+        try:
+            write_outputs(runner.output_path, _step_outputs(summary, check, output_file))
+        except OSError as err:
+            commands.warning(f"could not write the step outputs to {runner.output_path}: {err}")
     return summary.exit_code(settings.fail_on)
 
 
