@@ -221,20 +221,23 @@ def test_name_in_lookup_error_is_quoted_like_go(tmp_path: Path) -> None:
     assert outcome.exit_error == 'exec: "odd\\"name\\tx": executable file not found in $PATH'
 
 
-def test_path_entries_relative_to_the_current_directory_are_never_used(
+def test_a_match_in_a_relative_path_entry_is_refused_as_go_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Our own cwd is where Go would resolve such entries, so put the decoys there too.
     monkeypatch.chdir(tmp_path)
-    write_script(tmp_path / "waza-probe", "#!/bin/sh\necho from-dot\n")
-    write_script(tmp_path / "rel" / "waza-probe", "#!/bin/sh\necho from-relative\n")
+    refused = 'exec: "waza-probe": cannot run executable found relative to current directory'
     write_script(tmp_path / "abs" / "waza-probe", "#!/bin/sh\necho from-absolute\n")
-    relative_only = run(["waza-probe"], env={"PATH": ":.:rel"}, cwd=str(tmp_path))
-    assert relative_only.exit_error == 'exec: "waza-probe": executable file not found in $PATH'
-    later_absolute = run(
-        ["waza-probe"], env={"PATH": f".:rel::{tmp_path / 'abs'}"}, cwd=str(tmp_path)
-    )
-    assert later_absolute.stdout == "from-absolute\n"
+    # Relative entries without a match are passed over.
+    skipped = run(["waza-probe"], env={"PATH": f":.:rel:{tmp_path / 'abs'}"}, cwd=str(tmp_path))
+    assert skipped.stdout == "from-absolute\n"
+    for entry, decoy in (("", "waza-probe"), (".", "waza-probe"), ("rel", "rel/waza-probe")):
+        write_script(tmp_path / decoy, "#!/bin/sh\necho from-relative\n")
+        outcome = run(
+            ["waza-probe"], env={"PATH": f"{entry}:{tmp_path / 'abs'}"}, cwd=str(tmp_path)
+        )
+        assert outcome.exit_error == refused, entry
+        assert not outcome.started and outcome.stdout == ""
+        (tmp_path / decoy).unlink()
 
 
 def test_name_with_a_separator_is_used_as_given_relative_to_cwd(tmp_path: Path) -> None:

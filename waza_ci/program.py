@@ -136,7 +136,7 @@ def run_program(
     """
     started_at = time.monotonic()
     try:
-        executable = _resolve_executable(argv, env)
+        executable = _resolve_executable(argv, env, cwd)
         _check_working_directory(cwd)
         process = _start(argv, executable, env=env, cwd=cwd)
     except _CannotStart as reason:
@@ -250,29 +250,35 @@ def go_quote(text: str) -> str:
     return "".join(parts)
 
 
-def _resolve_executable(argv: Sequence[str], env: Mapping[str, str]) -> str:
+def _resolve_executable(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> str:
     """The file to execute for argv[0], looked up the way Go's exec.Command does."""
     if not argv or argv[0] == "":
         raise _CannotStart("exec: no command")
     command = argv[0]
     if "/" in command:
         return command
-    found = _find_on_path(command, env.get("PATH", ""))
+    found = _find_on_path(command, env.get("PATH", ""), cwd)
     if found is None:
         raise _CannotStart(f"exec: {go_quote(command)}: executable file not found in $PATH")
     return found
 
 
-def _find_on_path(name: str, search_path: str) -> str | None:
-    """The first executable `name` in an absolute directory of `search_path` (the child's PATH).
+def _find_on_path(name: str, search_path: str, cwd: str) -> str | None:
+    """The first executable `name` along `search_path` (the child's PATH), as Go finds it.
 
-    Empty, "." and other relative entries are skipped: like Go, we never run a program found
-    relative to the current directory. A missing PATH searches nothing (no default path).
+    Go refuses a match in an empty, "." or other relative entry (its ErrDot) rather than run a
+    program found relative to the current directory, and so do we: such a match is an error,
+    not a reason to look further. A missing PATH searches nothing (no default path).
     """
     if not search_path:
         return None
     for directory in search_path.split(os.pathsep):
         if not directory.startswith("/"):
+            if _is_executable_file(os.path.join(cwd or ".", directory or ".", name)):
+                raise _CannotStart(
+                    f"exec: {go_quote(name)}: cannot run executable found relative to "
+                    "current directory"
+                )
             continue
         # Go cleans the joined path, and that spelling shows in later fork/exec errors.
         candidate = os.path.normpath(f"{directory}/{name}")
