@@ -58,7 +58,7 @@ def test_malformed_waza_yaml_falls_back_with_a_warning(tmp_path: Path) -> None:
         ),
         ("- type: program\n  name: g\n", "must have a 'command'", 4),
         (
-            "- type: program\n  name: g\n  config: {command: x, args: [1]}\n",
+            "- type: program\n  name: g\n  config: {command: x, args: [[1]]}\n",
             "`args` must be a list of strings",
             6,
         ),
@@ -67,8 +67,8 @@ def test_malformed_waza_yaml_falls_back_with_a_warning(tmp_path: Path) -> None:
             "`timeout` must be",
             6,
         ),
-        ("- type: program\n  config: {command: x}\n", "needs a non-empty string `name`", 4),
-        ("- name: g\n  config: {command: x}\n", "needs a string `type`", 4),
+        ("- type: program\n  config: {command: x}\n", "needs a non-empty `name`", 4),
+        ("- name: g\n  config: {command: x}\n", "needs a `type`", 4),
     ],
 )
 def test_bad_graders_name_file_and_line(
@@ -105,3 +105,60 @@ def test_no_enabled_task_is_an_error(project: Project) -> None:
     project.write_task("t1", extra="enabled: false\n")
     with pytest.raises(InputError, match="no tasks found in spec"):
         load_eval(project.eval_path, working_directory=project.root)
+
+
+@pytest.mark.parametrize(
+    ("task_yaml", "message", "line"),
+    [
+        (
+            "id: t1\ngraders: []\ngraders: []\n",
+            "mapping key 'graders' already defined at line 2",
+            3,
+        ),
+        ("id: [t1]\n", "`id` must be a single value", 1),
+        ("id: t1\nname: !!python/object:os.system x\n", "invalid YAML", 2),
+        ("id: t1\nenabled: !!timestamp 2020-13-45\n", "invalid YAML", 2),
+        ("id: t1\nenabled: 'false'\n", "`enabled` must be true or false", 2),
+        ("id: t1\n" + "x: " + "[" * 3000 + "]" * 3000 + "\n", "invalid YAML", None),
+    ],
+)
+def test_yaml_that_cannot_be_built_is_a_one_line_input_error(
+    project: Project, task_yaml: str, message: str, line: int | None
+) -> None:
+    project.write_eval("")
+    path = project.root / "tasks" / "t1.yaml"
+    path.parent.mkdir()
+    path.write_text(task_yaml)
+    with pytest.raises(InputError) as caught:
+        load_eval(project.eval_path, working_directory=project.root)
+    assert message in str(caught.value)
+    assert caught.value.location is not None and caught.value.location.file == str(path)
+    if line is not None:
+        assert caught.value.location.line == line
+
+
+def test_scalars_become_strings_as_yaml_v3_decodes_them(project: Project) -> None:
+    project.write_eval("")
+    project.write_task(
+        "2024",
+        graders="- type: program\n  name: 7\n  weight:\n"
+        "  config: {command: python3, args: [--retries, 3, true, ~]}\n",
+    )
+    spec = load_eval(project.eval_path, working_directory=project.root)
+    (task,) = spec.tasks
+    assert task.id == "2024"
+    (grader,) = task.graders
+    assert grader.name == "7" and grader.weight == 1.0
+    assert grader.program is not None
+    assert grader.program.args == ("--retries", "3", "true", "")
+
+
+def test_two_globs_naming_one_task_file_load_it_once(project: Project) -> None:
+    project.write_eval("", tasks_glob="tasks/*.yaml")
+    text = project.eval_path.read_text().replace(
+        'tasks:\n  - "tasks/*.yaml"', 'tasks:\n  - "tasks/*.yaml"\n  - "tasks/t1.yaml"'
+    )
+    project.eval_path.write_text(text)
+    project.write_task("t1")
+    spec = load_eval(project.eval_path, working_directory=project.root)
+    assert [t.id for t in spec.tasks] == ["t1"]

@@ -22,6 +22,9 @@ DEFAULT_PROGRAM_TIMEOUT_S = 30
 PROGRAM_CONFIG_KEYS = ("command", "args", "timeout")
 PROJECT_CONFIG_NAME = ".waza.yaml"
 PROJECT_CONFIG_MAX_LEVELS = 10
+_SCALAR_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "timestamp")
+)
 
 
 @dataclass(frozen=True)
@@ -77,9 +80,7 @@ class EvalSpec:
 
 def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
-    root, document = _load_yaml(eval_path, what="eval spec")
-    if not isinstance(document, dict):
-        raise InputError("an eval spec must be a YAML mapping", _at(eval_path, root))
+    root = _load_yaml(eval_path, what="eval spec")
     global_graders = _load_graders(eval_path, root, task_level=False)
     warnings: list[str] = []
     tasks: list[TaskSpec] = []
@@ -97,10 +98,9 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     if not tasks:
         raise InputError("no tasks found in spec", Location(str(eval_path)))
     timeout, config_warnings = find_program_timeout(working_directory)
-    name = document.get("name")
     return EvalSpec(
         path=eval_path,
-        name=name if isinstance(name, str) else eval_path.stem,
+        name=_text(eval_path, _child(root, "name"), "name") or eval_path.stem,
         tasks=tuple(tasks),
         program_timeout_s=timeout,
         warnings=tuple(warnings + config_warnings),
@@ -125,7 +125,7 @@ def _read_program_timeout(path: Path) -> tuple[int, list[str]]:
     fallback = f"{path}: ignored (using {DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
     try:
         config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, RecursionError) as err:
         return DEFAULT_PROGRAM_TIMEOUT_S, [f"{fallback}: {_one_line(str(err))}"]
     graders = config.get("graders") if isinstance(config, dict) else None
     timeout = graders.get("programTimeout") if isinstance(graders, dict) else None
@@ -143,34 +143,49 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[str]) -> Iterat
     if not isinstance(entries, yaml.SequenceNode):
         raise InputError("`tasks` must be a list of file globs", _at(eval_path, entries))
     base = eval_path.parent
+    seen: set[Path] = set()
     for entry in entries.value:
         if not isinstance(entry, yaml.ScalarNode) or entry.tag != "tag:yaml.org,2002:str":
             raise InputError("each `tasks` entry must be a file glob", _at(eval_path, entry))
-        matches = sorted(glob.glob(str(base / entry.value), recursive=True))
+        matches = [
+            Path(m)
+            for m in sorted(glob.glob(str(base / entry.value), recursive=True))
+            if Path(m).is_file()
+        ]
         if not matches:
             warnings.append(f"{_at(eval_path, entry)}: tasks glob {entry.value!r} matched no file")
-        yield from (Path(match) for match in matches)
+        for match in matches:
+            if match.resolve() not in seen:  # two globs naming one file load it once
+                seen.add(match.resolve())
+                yield match
 
 
 def _load_task(task_path: Path, global_graders: tuple[GraderSpec, ...]) -> TaskSpec | None:
-    root, document = _load_yaml(task_path, what="task file")
-    if not isinstance(document, dict):
-        raise InputError("a task file must be a YAML mapping", _at(task_path, root))
-    if document.get("enabled") is False:
+    root = _load_yaml(task_path, what="task file")
+    if not _enabled(task_path, _child(root, "enabled")):
         return None
-    task_id = document.get("id")
-    if not isinstance(task_id, str) or not task_id:
-        raise InputError("a task needs a non-empty string `id`", _at(task_path, root))
+    id_node = _child(root, "id")
+    task_id = _text(task_path, id_node, "id")
+    if not task_id:
+        raise InputError("a task needs a non-empty `id`", _at(task_path, id_node or root))
     merged: dict[str, GraderSpec] = {}
     for grader in global_graders + _load_graders(task_path, root, task_level=True):
         merged[grader.name] = grader  # a later entry with the same name replaces an earlier one
-    name = document.get("name")
     return TaskSpec(
         id=task_id,
-        name=name if isinstance(name, str) else task_id,
-        location=_at(task_path, _child(root, "id") or root),
+        name=_text(task_path, _child(root, "name"), "name") or task_id,
+        location=_at(task_path, id_node or root),
         graders=tuple(merged.values()),
     )
+
+
+def _enabled(path: Path, node: yaml.Node | None) -> bool:
+    if node is None or _is_null(node):
+        return True
+    value = _construct(path, node)
+    if not isinstance(value, bool):
+        raise InputError("`enabled` must be true or false", _at(path, node))
+    return value
 
 
 def _load_graders(path: Path, root: yaml.Node, *, task_level: bool) -> tuple[GraderSpec, ...]:
@@ -186,20 +201,29 @@ def _load_grader(path: Path, node: yaml.Node, *, task_level: bool) -> GraderSpec
     location = _at(path, node)
     if not isinstance(node, yaml.MappingNode):
         raise InputError("a grader entry must be a mapping", location)
-    entry = _construct(node)
-    name = entry.get("name")
-    if not isinstance(name, str) or not name:
-        raise InputError("a grader needs a non-empty string `name`", location)
-    kind = entry.get("type", "")
-    if not isinstance(kind, str) or (task_level and not kind):
-        raise InputError(f"grader {name!r} needs a string `type`", location)
-    weight = entry.get("weight", 1.0)
-    if isinstance(weight, bool) or not isinstance(weight, int | float):
-        raise InputError(f"grader {name!r}: `weight` must be a number", location)
+    name = _text(path, _child(node, "name"), "name")
+    if not name:
+        raise InputError("a grader needs a non-empty `name`", location)
+    kind = _text(path, _child(node, "type"), "type")
+    if task_level and not kind:
+        raise InputError(f"grader {name!r} needs a `type`", location)
     program = _load_program_config(path, node, name) if kind == PROGRAM_KIND else None
     return GraderSpec(
-        name=name, kind=kind, weight=float(weight), location=location, program=program
+        name=name,
+        kind=kind,
+        weight=_weight(path, _child(node, "weight"), name),
+        location=location,
+        program=program,
     )
+
+
+def _weight(path: Path, node: yaml.Node | None, name: str) -> float:
+    if node is None or _is_null(node):
+        return 1.0  # absent or null: waza's zero weight, which counts as 1
+    weight = _construct(path, node)
+    if isinstance(weight, bool) or not isinstance(weight, int | float):
+        raise InputError(f"grader {name!r}: `weight` must be a number", _at(path, node))
+    return float(weight)
 
 
 def _load_program_config(path: Path, grader: yaml.MappingNode, name: str) -> ProgramConfig:
@@ -217,43 +241,61 @@ def _load_program_config(path: Path, grader: yaml.MappingNode, name: str) -> Pro
                 f"(allowed: {', '.join(PROGRAM_CONFIG_KEYS)})",
                 _at(path, key_node),
             )
-    config = _construct(config_node)
-    command = config.get("command")
-    if not isinstance(command, str) or not command.strip():
-        where = _child(config_node, "command") or grader
+    command_node = _child(config_node, "command")
+    command = _text(path, command_node, "command")
+    if not command.strip():
+        where = command_node or grader
         raise InputError(f"program grader {name!r} must have a 'command'", _at(path, where))
     return ProgramConfig(
         command=command,
-        args=_program_args(path, config_node, config.get("args"), name),
-        timeout_s=_program_timeout(path, config_node, config.get("timeout"), name),
+        args=_program_args(path, _child(config_node, "args"), name),
+        timeout_s=_program_timeout(path, _child(config_node, "timeout"), name),
     )
 
 
-def _program_args(
-    path: Path, config_node: yaml.Node, args: Any, name: str
-) -> tuple[str, ...] | None:
-    if args is None:
+def _program_args(path: Path, node: yaml.Node | None, name: str) -> tuple[str, ...] | None:
+    if node is None or _is_null(node):
         return None
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise InputError(
-            f"program grader {name!r}: `args` must be a list of strings",
-            _at(path, _child(config_node, "args") or config_node),
-        )
+    problem = InputError(
+        f"program grader {name!r}: `args` must be a list of strings", _at(path, node)
+    )
+    if not isinstance(node, yaml.SequenceNode):
+        raise problem
+    args: list[str] = []
+    for item in node.value:
+        if not isinstance(item, yaml.ScalarNode):
+            raise problem
+        # As yaml.v3 decodes into []string: a scalar's own text (`3` -> "3"), null -> "".
+        args.append("" if _is_null(item) else item.value)
     return tuple(args)
 
 
-def _program_timeout(path: Path, config_node: yaml.Node, timeout: Any, name: str) -> int | None:
-    if timeout is None:
+def _program_timeout(path: Path, node: yaml.Node | None, name: str) -> int | None:
+    if node is None or _is_null(node):
         return None
+    timeout = _construct(path, node)
     if isinstance(timeout, bool) or not isinstance(timeout, int):
         raise InputError(
             f"program grader {name!r}: `timeout` must be a whole number of seconds",
-            _at(path, _child(config_node, "timeout") or config_node),
+            _at(path, node),
         )
     return timeout if timeout > 0 else None
 
 
-def _load_yaml(path: Path, *, what: str) -> tuple[yaml.Node, Any]:
+def _text(path: Path, node: yaml.Node | None, key: str) -> str:
+    """A string field as yaml.v3 decodes it: a scalar's text; absent or null is ""."""
+    if node is None or _is_null(node):
+        return ""
+    if not isinstance(node, yaml.ScalarNode):
+        raise InputError(f"`{key}` must be a single value, not a list or mapping", _at(path, node))
+    if node.tag not in _SCALAR_TAGS:
+        raise InputError(
+            f"invalid YAML: `{key}` has an unsupported tag {node.tag}", _at(path, node)
+        )
+    return str(node.value)
+
+
+def _load_yaml(path: Path, *, what: str) -> yaml.MappingNode:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -263,19 +305,63 @@ def _load_yaml(path: Path, *, what: str) -> tuple[yaml.Node, Any]:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = err.problem or err.context or "invalid YAML"
-        raise InputError(f"invalid YAML: {problem}", Location(str(path), line=line)) from None
+        raise InputError(f"invalid YAML: {_problem(err)}", _mark(path, err)) from None
     except yaml.YAMLError as err:
         raise InputError(f"invalid YAML: {_one_line(str(err))}", Location(str(path))) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", Location(str(path))) from None
     if root is None:
         raise InputError(f"{what} is empty", Location(str(path)))
-    return root, _construct(root)
+    if not isinstance(root, yaml.MappingNode):
+        raise InputError(f"a {what} must be a YAML mapping", _at(path, root))
+    _refuse_duplicate_keys(path, root)
+    return root
 
 
-def _construct(node: yaml.Node) -> Any:
-    return yaml.SafeLoader("").construct_document(node)
+def _refuse_duplicate_keys(path: Path, root: yaml.Node) -> None:
+    """yaml.v3 (waza) refuses a mapping key defined twice; PyYAML would keep the last."""
+    pending = [root]
+    seen_nodes: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen_nodes:  # aliases share nodes
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, yaml.Node] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if key.value in first:
+                        earlier = first[key.value].start_mark.line + 1
+                        raise InputError(
+                            f"mapping key {key.value!r} already defined at line {earlier}",
+                            _at(path, key),
+                        )
+                    first[key.value] = key
+                pending.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+
+
+def _construct(path: Path, node: yaml.Node) -> Any:
+    """The Python value of one node; a value YAML cannot build is the user's error."""
+    try:
+        return yaml.SafeLoader("").construct_document(node)
+    except yaml.MarkedYAMLError as err:
+        raise InputError(f"invalid YAML: {_problem(err)}", _mark(path, err, node)) from None
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as err:
+        raise InputError(f"invalid YAML value: {_one_line(str(err))}", _at(path, node)) from None
+
+
+def _problem(err: yaml.MarkedYAMLError) -> str:
+    return _one_line(err.problem or err.context or "invalid YAML")
+
+
+def _mark(path: Path, err: yaml.MarkedYAMLError, node: yaml.Node | None = None) -> Location:
+    mark = err.problem_mark or err.context_mark
+    if mark is not None:
+        return Location(str(path), line=mark.line + 1)
+    return _at(path, node) if node is not None else Location(str(path))
 
 
 def _child(node: yaml.Node, key: str) -> yaml.Node | None:
