@@ -6,8 +6,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,8 @@ import pytest
 
 from tests.conftest import (
     DEMO,
+    FAST_PATH,
+    ROOT,
     SAMPLES,
     CliResult,
     Project,
@@ -739,3 +743,237 @@ def test_context_file_mode_survives_a_hostile_umask(project: Project, tmp_path: 
     (seen,) = read_records(record)
     assert (seen["dir_mode"], seen["file_mode"]) == (0o700, 0o600)
     assert stat.S_IMODE(0o700) == seen["dir_mode"]
+
+
+# --- found in review: processes that escape, signals, output safety, tolerant input ----------
+
+
+def test_a_child_that_escaped_with_setsid_is_killed_after_grading(
+    project: Project, grade_project: Any
+) -> None:
+    pid_file = project.root / "daemon.pid"
+    source = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    os.close(1); os.close(2)\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.3)\n"
+        "print('left a daemon')\n"
+    )
+    project.write_eval(script_grader(project, "daemon", source))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project()
+    assert result.code == 0, result.stderr
+    pid = int(pid_file.read_text())
+    assert not _alive(pid), "an escaped grader child must not outlive waza-ci"
+
+
+def test_sigterm_kills_graders_removes_context_dirs_and_writes_nothing(
+    project: Project, tmp_path: Path
+) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    pid_file = project.root / "grader.pid"
+    source = (
+        f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    project.write_eval(script_grader(project, "slow", source))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    out = project.root / "out.json"
+    env = {**os.environ, "PATH": FAST_PATH, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "waza_ci", *project.grade_args(), "--output", str(out)],
+        cwd=project.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pid_file.exists(), "the grader never started"
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=20)
+    assert time.monotonic() - started < 10, "waza-ci must not wait out the grader's timeout"
+    assert process.returncode == 128 + signal.SIGTERM
+    assert "interrupted by SIGTERM" in stderr and len(stderr.strip().splitlines()) == 1
+    assert "Traceback" not in stderr and stdout == ""
+    assert list(temp.iterdir()) == [], "the context directory must be removed"
+    assert not out.exists()
+    assert not _alive(int(pid_file.read_text()))
+
+
+def test_output_folder_names_stay_inside_it_and_never_overwrite_an_input(
+    project: Project,
+) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    first = project.write_results(make_results({"t1": [make_run()]}))
+    (project.root / "x").mkdir()
+    second = project.write_results(make_results({"t1": [make_run()]}), name="x/results.json")
+    before = first.read_text()
+    out_dir = project.root / "regraded"
+    result = run_cli_process(
+        [
+            "grade",
+            str(project.eval_path),
+            "--results",
+            str(first),
+            "--results",
+            "x/results.json",
+            "--workspace",
+            str(project.workspace),
+            "--output",
+            str(out_dir),
+        ],
+        cwd=project.root,
+    )
+    assert result.code == 0, result.stderr
+    assert first.read_text() == before and second.exists()
+    assert sorted(p.relative_to(out_dir).as_posix() for p in out_dir.rglob("*.json")) == [
+        "results.json",
+        "x/results.json",
+    ]
+    assert set(result.json()["tasks"]) == {"results.json:t1", "x/results.json:t1"}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--output", "{results}"], "would overwrite the results file"),
+        (["--output", "{root}/same.md", "--summary", "{root}/same.md"], "both name"),
+        (["--summary", "{results}"], "would overwrite the results file"),
+    ],
+)
+def test_clashing_output_paths_are_usage_errors_before_grading(
+    project: Project, grade_project: Any, extra: list[str], message: str
+) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    before = project.results_path.read_text()
+    args = [a.format(results=project.results_path, root=project.root) for a in extra]
+    result = grade_project(*args)
+    assert result.code == 2, result.stderr
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not record.exists(), "no grader may run before a usage error"
+    assert project.results_path.read_text() == before
+
+
+def test_output_must_be_a_folder_is_found_before_grading(
+    project: Project, grade_project: Any
+) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}), name="a.json")
+    project.write_results(make_results({"t1": [make_run()]}), name="b.json")
+    taken = project.root / "taken.json"
+    taken.write_text("{}")
+    result = run_cli_process(
+        [
+            "grade",
+            str(project.eval_path),
+            "--results",
+            str(project.root / "?.json"),
+            "--workspace",
+            str(project.workspace),
+            "--output",
+            str(taken),
+        ],
+        cwd=project.root,
+    )
+    assert result.code == 2 and "must be a folder" in result.stderr
+    assert not record.exists()
+
+
+def test_results_are_read_as_go_reads_them(project: Project, grade_project: Any) -> None:
+    record = project.root / "record.jsonl"
+    project.write_eval(recorder_grader(project, "recorder", record))
+    project.write_task("t1")
+    doc = make_results({"t1": [make_run(1, "placeholder", error_msg=None, status=None)]})
+    text = json.dumps(doc).replace('"placeholder"', '"lone \\ud800 surrogate"')
+    project.results_path.write_text(text)
+    out = project.root / "out.json"
+    result = grade_project("--output", str(out))
+    assert result.code == 0, result.stderr
+    (seen,) = read_records(record)
+    assert seen["stdin"] == "lone \ufffd surrogate"  # Go's decoder makes it U+FFFD
+    assert "\ufffd" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '{"tasks": [{"test_id": "t1", "runs": [{"validations": {"j": {"passed": "false"}}}]}]}',
+            "$.tasks[0].runs[0].validations.j.passed",
+        ),
+        ('{"tasks": [{"test_id": "t1", "runs": [{"duration_ms": NaN}]}]}', "NaN"),
+    ],
+)
+def test_values_go_would_refuse_are_input_errors(
+    project: Project, grade_project: Any, content: str, message: str
+) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.results_path.write_text(content)
+    _assert_usage_error(grade_project, project, message, str(project.results_path))
+
+
+def test_outcome_keys_are_sorted_and_kept_verdicts_keyed_by_their_name(
+    project: Project, grade_project: Any
+) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("zeta")
+    project.write_task("alpha")
+    saved = {
+        "judge": {
+            "identifier": "other-name",
+            "type": "prompt",
+            "score": 0.5,
+            "weight": 1,
+            "passed": True,
+            "feedback": "",
+            "duration_ms": 1,
+        }
+    }
+    project.write_results(
+        make_results({"zeta": [make_run(validations=saved)], "alpha": [make_run()]})
+    )
+    result = grade_project()
+    assert result.code == 0, result.stderr
+    outcome = result.json()
+    assert list(outcome["tasks"]) == ["alpha", "zeta"]
+    assert set(outcome["tasks"]["zeta"]["grader_averages"]) == {"judge", "passes"}
+
+
+def test_regraded_summary_drops_stale_statistics(project: Project, grade_project: Any) -> None:
+    project.write_eval(script_grader(project, "fails", "import sys\nsys.exit(1)\n"))
+    project.write_task("t1")
+    project.write_task("t2")
+    doc = make_results({"t1": [make_run(1), make_run(2)], "t2": [make_run(1), make_run(2)]})
+    doc["config"]["runs_per_test"] = 2
+    doc["summary"]["statistics"] = {"bootstrap_ci": {"mean": 0.99}, "is_significant": True}
+    project.write_results(doc)
+    out = project.root / "out.json"
+    assert grade_project("--output", str(out)).code == 1
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["statistics"]["bootstrap_ci"]["mean"] == 0
+    assert "is_significant" not in summary["statistics"]
+
+
+def test_usage_errors_are_one_line(project: Project) -> None:
+    result = run_cli_process(["grade", "eval.yaml", "--jobs", "0"], cwd=project.root)
+    assert result.code == 2
+    assert result.stderr.strip().splitlines() == [
+        "waza-ci grade: error: argument --jobs: must be at least 1 (see `waza-ci grade --help`)"
+    ]

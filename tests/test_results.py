@@ -75,6 +75,12 @@ def test_invalid_json_names_the_line(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{path}:3: invalid JSON")
 
 
-def test_names_are_disambiguated_only_when_needed() -> None:
-    paths = [Path("a/results.json"), Path("b/results.json"), Path("c/other.json")]
-    assert name_results_files(paths) == ["a/results.json", "b/results.json", "other.json"]
+def test_names_are_disambiguated_only_when_needed(tmp_path: Path) -> None:
+    assert name_results_files([Path("a/one.json"), Path("b/two.json")]) == ["one.json", "two.json"]
+    paths = [
+        tmp_path / "a" / "results.json",
+        tmp_path / "b" / "c" / "results.json",
+        tmp_path / "other.json",
+    ]
+    # Relative to the folder they share: never absolute, never climbing out with "..".
+    assert name_results_files(paths) == ["a/results.json", "b/c/results.json", "other.json"]

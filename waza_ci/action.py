@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from waza_ci.engine import GradeReport, GradeRequest, grade
+from waza_ci.engine import (
+    GradeReport,
+    GradeRequest,
+    PreparedGrading,
+    prepare_grading,
+    run_grading,
+)
 from waza_ci.errors import InputError, WazaCiError
 from waza_ci.github.checks import (
     FIX_HINT,
@@ -35,8 +41,8 @@ from waza_ci.github.runner import (
     resolve_head_sha,
     write_outputs,
 )
-from waza_ci.grading import grader_environment
-from waza_ci.outputs import check_output_paths, plan_outputs, write_text_files
+from waza_ci.grading import cancel_on_signals, grader_environment
+from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
 from waza_ci.report.text import render_text
@@ -146,9 +152,16 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             if settings.check_run and runner.in_actions
             else None
         )
-        check_output_paths(settings.output, None)
-        report = _grade(settings, env, commands, stdout)
-        output_file = _write_output_file(settings, report)
+        prepared = prepare_grading(_request(settings, env, stdout))
+        plan = plan_outputs(
+            settings.output,
+            None,
+            [r.name for r in prepared.results_files],
+            [r.path for r in prepared.results_files],
+        )
+        with cancel_on_signals():  # a cancelled job still removes every context directory
+            report = _grade(prepared, commands, stdout)
+        output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
@@ -170,14 +183,12 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     return summary.exit_code(settings.fail_on)
 
 
-def _grade(
-    settings: ActionSettings, env: Mapping[str, str], commands: WorkflowCommands, stdout: TextIO
-) -> GradeReport:
+def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
     def progress(line: str) -> None:
         stdout.write(f"waza-ci: {line}\n")
         stdout.flush()
 
-    request = GradeRequest(
+    return GradeRequest(
         eval_path=settings.eval_path,
         results=settings.results,
         task=settings.task,
@@ -188,10 +199,13 @@ def _grade(
         temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
         progress=progress,
     )
+
+
+def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
-        report = grade(request)
+        report = run_grading(prepared)
     with commands.stop_commands():
         for warning in report.warnings:
             stdout.write(f"waza-ci: warning: {warning}\n")
@@ -199,10 +213,11 @@ def _grade(
     return report
 
 
-def _write_output_file(settings: ActionSettings, report: GradeReport) -> Path | None:
+def _write_output_file(
+    settings: ActionSettings, plan: OutputPlan, report: GradeReport
+) -> Path | None:
     if settings.output is None:
         return None
-    plan = plan_outputs(settings.output, None, [r.source.name for r in report.regraded])
     write_text_files({plan.results[r.source.name]: dump_results(r.raw) for r in report.regraded})
     return settings.output
 

@@ -9,20 +9,28 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from waza_ci import __version__
-from waza_ci.engine import GradeReport, GradeRequest, grade
-from waza_ci.errors import WazaCiError
-from waza_ci.grading import Progress, grader_environment
-from waza_ci.outputs import check_output_paths, plan_outputs, write_text_files
+from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
+from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
+from waza_ci.grading import Progress, cancel_on_signals, grader_environment
+from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report.markdown import render_markdown
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line (exit 2) like every other input error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="waza-ci",
         description="Re-grade saved waza runs with their program graders.",
     )
@@ -87,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return _grade(args)
+        with cancel_on_signals():
+            return _grade(args)
     except WazaCiError as err:
         print(f"waza-ci: error: {err}", file=sys.stderr)
         return err.exit_code
@@ -106,19 +115,25 @@ def _grade(args: argparse.Namespace) -> int:
         temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
         progress=_stderr_progress() if args.verbose else None,
     )
-    # Refuse an unusable --output/--summary before grading: a usage error writes nothing.
-    check_output_paths(args.output, args.summary)
-    report = grade(request)
+    prepared = prepare_grading(request)
+    # Refuse an unusable --output/--summary before any grader runs: a usage error writes
+    # nothing and grades nothing.
+    plan = plan_outputs(
+        args.output,
+        args.summary,
+        [r.name for r in prepared.results_files],
+        [r.path for r in prepared.results_files],
+    )
+    report = run_grading(prepared)
     for warning in report.warnings:
         print(f"waza-ci: warning: {warning}", file=sys.stderr)
-    _write_outputs(args, report)
+    _write_outputs(plan, report)
     sys.stdout.write(dump_json(report.summary.outcome_json()))
     sys.stderr.write(render_text(report.summary))
     return report.summary.exit_code(args.fail_on)
 
 
-def _write_outputs(args: argparse.Namespace, report: GradeReport) -> None:
-    plan = plan_outputs(args.output, args.summary, [r.source.name for r in report.regraded])
+def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
         for r in report.regraded

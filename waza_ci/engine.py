@@ -19,6 +19,7 @@ from typing import Any
 from waza_ci.errors import InputError
 from waza_ci.grading import (
     ExecutionResult,
+    GradingPlan,
     GradingSetup,
     MergedRun,
     Progress,
@@ -72,11 +73,27 @@ class GradeReport:
     warnings: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class PreparedGrading:
+    """Everything loaded and planned, nothing run yet: the shells check their output paths
+    against it, so a usage error is found before any grader has run."""
+
+    spec: EvalSpec
+    results_files: tuple[ResultsFile, ...]
+    plan: GradingPlan
+    setup: GradingSetup
+
+
 def grade(request: GradeRequest) -> GradeReport:
+    return run_grading(prepare_grading(request))
+
+
+def prepare_grading(request: GradeRequest) -> PreparedGrading:
+    """Load the spec and the results files and plan every execution; raises InputError."""
     workspace = _existing_dir(request.workspace, "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
     spec = load_eval(request.eval_path, working_directory=working_directory)
-    results_files = load_results_files(request.results)
+    results_files = tuple(load_results_files(request.results))
     plan = plan_grading(spec, results_files, request.task)
     setup = GradingSetup(
         workspace_dir=str(workspace),
@@ -86,7 +103,13 @@ def grade(request: GradeRequest) -> GradeReport:
         jobs=request.jobs or os.cpu_count() or 1,
         progress=request.progress,
     )
-    results = run_plan(plan, setup)
+    return PreparedGrading(spec, results_files, plan, setup)
+
+
+def run_grading(prepared: PreparedGrading) -> GradeReport:
+    """Run the plan and assemble the summary and the regraded files."""
+    spec, results_files, plan = prepared.spec, prepared.results_files, prepared.plan
+    results = run_plan(plan, prepared.setup)
     tasks, regraded = _assemble(plan.matches, results_files, results)
     summary = GradeSummary(
         eval_name=spec.name,
@@ -105,13 +128,14 @@ def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
     paths: list[Path] = []
     for pattern in patterns:
         if glob.has_magic(pattern):
-            found = sorted(glob.glob(pattern, recursive=True))
-            if not found:
+            found = [Path(p) for p in sorted(glob.glob(pattern, recursive=True))]
+            files = [p for p in found if p.is_file()]
+            if not files:
                 raise InputError(f"results glob {pattern!r} matched no file")
-            paths.extend(Path(p) for p in found if Path(p).is_file())
+            paths.extend(files)
         else:
             paths.append(Path(pattern))
-    unique = list(dict.fromkeys(paths))
+    unique = list({path.resolve(): path for path in reversed(paths)}.values())[::-1]
     return [
         load_results(path, name)
         for path, name in zip(unique, name_results_files(unique), strict=True)
@@ -186,8 +210,15 @@ def _with_digest(raw: dict[str, Any]) -> dict[str, Any]:
         for task in raw.get("tasks") or []
         if isinstance(task, dict)
     ]
-    raw["summary"] = {
-        **(summary if isinstance(summary, dict) else {}),
-        **build_digest(tasks, duration if isinstance(duration, int) else 0),
-    }
+    config = raw.get("config")
+    runs_per_test = config.get("runs_per_test") if isinstance(config, dict) else None
+    digest = build_digest(
+        tasks,
+        duration if isinstance(duration, int) else 0,
+        runs_per_test if isinstance(runs_per_test, int) else 1,
+    )
+    kept = dict(summary) if isinstance(summary, dict) else {}
+    # A stale interval from the original grading must not survive next to new scores.
+    kept.pop("statistics", None)
+    raw["summary"] = {**kept, **digest}
     return raw

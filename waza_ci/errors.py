@@ -6,6 +6,7 @@ their `exit_code`. Anything else escaping is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 
 EXIT_PASSED = 0
@@ -56,3 +57,16 @@ class OutputError(WazaCiError):
     """A requested output file could not be written (exit 2: nothing half-written is left)."""
 
     exit_code = EXIT_INPUT_ERROR
+
+
+class Interrupted(WazaCiError):
+    """Grading was stopped by a signal: graders killed, context directories removed, nothing
+    written. The exit code is the shell convention, 128 + the signal number."""
+
+    def __init__(self, signum: int | None) -> None:
+        name = signal.Signals(signum).name if signum else "a cancellation"
+        super().__init__(
+            f"interrupted by {name}: running graders were killed and their context "
+            "directories removed; nothing was written"
+        )
+        self.exit_code = 128 + (signum or signal.SIGTERM)

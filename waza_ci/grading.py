@@ -13,10 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from waza_ci.context import serialize_context
-from waza_ci.errors import InputError, Location
+from waza_ci.errors import InputError, Interrupted, Location
 from waza_ci.privatedir import ContextFileError, create_context_file, verify_and_remove
-from waza_ci.program import describe_outcome, run_program
-from waza_ci.results import ResultsFile, SavedRun, SavedTask
+from waza_ci.program import (
+    cancel_on_signals,
+    cancellation_signal,
+    cancelled,
+    describe_outcome,
+    enable_orphan_adoption,
+    kill_orphans,
+    run_program,
+)
+from waza_ci.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
 from waza_ci.scoring import (
     STATUS_ERROR,
     GraderRef,
@@ -27,6 +35,8 @@ from waza_ci.scoring import (
     run_status,
 )
 from waza_ci.spec import PROGRAM_KIND, EvalSpec, GraderSpec, TaskSpec
+
+__all__ = ["cancel_on_signals"]  # the shells wrap grading in it; see program.py
 
 WORKSPACE_ENV = "WAZA_WORKSPACE_DIR"
 CONTEXT_ENV = "WAZA_GRADING_CONTEXT"
@@ -133,6 +143,9 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
     counter = _Counter(len(plan.executions))
 
     def execute(execution: Execution) -> ExecutionResult:
+        if cancelled():  # queued behind a cancellation: no context file, no program
+            contexts.release(execution)
+            return _context_failure(execution, "grading was cancelled", {}, 0)
         try:
             result = _execute(execution, contexts.acquire(execution), setup)
         finally:
@@ -141,8 +154,16 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
             setup.progress(f"[{counter.next()}/{counter.total}] {_describe(result)}")
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, setup.jobs)) as pool:
-        return list(pool.map(execute, plan.executions))
+    enable_orphan_adoption()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, setup.jobs)) as pool:
+            results = list(pool.map(execute, plan.executions))
+    finally:
+        # Every grader has been reaped; whatever still runs escaped its process group.
+        kill_orphans()
+    if cancelled():
+        raise Interrupted(cancellation_signal())
+    return results
 
 
 class _ContextCache:
@@ -221,7 +242,7 @@ def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> Execu
         return _context_failure(execution, context_error, details, outcome.duration_ms)
     raw = _raw_verdict(grader, outcome.passed, feedback, details, outcome.duration_ms)
     error = feedback if outcome.is_grader_error else None
-    return ExecutionResult(execution, raw, _verdict(raw, regraded=True, error=error))
+    return ExecutionResult(execution, raw, _verdict(raw, error=error))
 
 
 def _context_failure(
@@ -231,7 +252,7 @@ def _context_failure(
     raw = _raw_verdict(
         execution.grader, False, feedback, {**details, "context_error": message}, duration_ms
     )
-    return ExecutionResult(execution, raw, _verdict(raw, regraded=True, error=feedback))
+    return ExecutionResult(execution, raw, _verdict(raw, error=feedback))
 
 
 def _raw_verdict(
@@ -249,7 +270,21 @@ def _raw_verdict(
     }
 
 
-def _verdict(raw: Mapping[str, Any], *, regraded: bool, error: str | None = None) -> Verdict:
+def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
+    # Keyed by its validations key, as waza's aggregation is, whatever `identifier` says.
+    return Verdict(
+        name=name,
+        kind=saved.type,
+        score=saved.score,
+        weight=saved.weight,
+        passed=saved.passed,
+        feedback=saved.feedback,
+        regraded=False,
+    )
+
+
+def _verdict(raw: Mapping[str, Any], *, error: str | None = None) -> Verdict:
+    """The report's view of a verdict this grading produced (`raw` is our own dict)."""
     return Verdict(
         name=str(raw.get("identifier", "")),
         kind=str(raw.get("type", "")),
@@ -257,7 +292,7 @@ def _verdict(raw: Mapping[str, Any], *, regraded: bool, error: str | None = None
         weight=float(raw.get("weight", 0.0)),
         passed=bool(raw.get("passed", False)),
         feedback=str(raw.get("feedback", "")),
-        regraded=regraded,
+        regraded=True,
         error=error,
     )
 
@@ -284,16 +319,16 @@ def merge_run(
         )
         return MergedRun(grade, {})
     program_names = {grader.name for grader in task.program_graders}
-    saved = raw_run.get("validations")
+    saved_raw = raw_run.get("validations") or {}
     raw: dict[str, Any] = {}
     verdicts: dict[str, Verdict] = {}
-    for name, entry in (saved if isinstance(saved, dict) else {}).items():
-        if not isinstance(entry, dict) or name in program_names:
-            continue
-        if entry.get("type") == PROGRAM_KIND:
+    for name, saved in (run.validations or {}).items():
+        if name in program_names:
+            continue  # run again now
+        if saved.type == PROGRAM_KIND:
             continue  # its grader left the spec: a stale program verdict is dropped
-        raw[name] = entry
-        verdicts[name] = _verdict({"identifier": name, **entry}, regraded=False)
+        raw[name] = saved_raw[name]  # kept byte for byte, unknown fields included
+        verdicts[name] = _kept_verdict(name, saved)
     for result in new:
         raw[result.execution.grader.name] = result.raw_verdict
         verdicts[result.execution.grader.name] = result.verdict

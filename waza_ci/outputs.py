@@ -23,37 +23,61 @@ class OutputPlan:
     summary: Path | None
 
 
-def check_output_paths(output: Path | None, summary: Path | None) -> None:
-    """Fail before grading when an output could not be written at all.
+def plan_outputs(
+    output: Path | None,
+    summary: Path | None,
+    result_names: Sequence[str],
+    inputs: Sequence[Path] = (),
+) -> OutputPlan:
+    """Where each regraded results file and the report go; called before grading, so every
+    problem here is a usage error that leaves nothing graded and nothing written.
 
-    Missing folders are fine (they are created); a file standing where a folder must be is not.
+    One results file → `output` itself (or a file in it when it is a folder); several →
+    `output` is a folder holding one file per input, under the input's name. Missing folders
+    are created when writing. An input file is never overwritten.
     """
-    for option, path in (("--output", output), ("--summary", summary)):
-        if path is None:
-            continue
-        ancestor = path.parent
-        while not ancestor.exists() and ancestor != ancestor.parent:
-            ancestor = ancestor.parent
-        if not ancestor.is_dir():
-            raise InputError(f"{option} {str(path)!r}: {str(ancestor)!r} is not a folder")
+    _check_writable_place("--output", output)
+    _check_writable_place("--summary", summary)
     if summary is not None and summary.is_dir():
         raise InputError(f"--summary {str(summary)!r} is a folder; give a file name")
+    targets: dict[str, Path] = {}
+    if output is not None:
+        if len(result_names) == 1 and not output.is_dir():
+            targets = {result_names[0]: output}
+        elif output.exists() and not output.is_dir():
+            raise InputError(
+                f"--output {str(output)!r} must be a folder when several results files are given"
+            )
+        else:
+            targets = {name: output / name for name in result_names}
+    _refuse_clashes(targets, summary, inputs)
+    return OutputPlan(targets, summary)
 
 
-def plan_outputs(
-    output: Path | None, summary: Path | None, result_names: Sequence[str]
-) -> OutputPlan:
-    """One results file → `output` itself (or a file in it when it is a folder); several →
-    `output` is a folder holding one file per input, under the input's name."""
-    if output is None:
-        return OutputPlan({}, summary)
-    if len(result_names) == 1 and not output.is_dir():
-        return OutputPlan({result_names[0]: output}, summary)
-    if output.exists() and not output.is_dir():
-        raise InputError(
-            f"--output {str(output)!r} must be a folder when several results files are given"
-        )
-    return OutputPlan({name: output / name for name in result_names}, summary)
+def _check_writable_place(option: str, path: Path | None) -> None:
+    if path is None:
+        return
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(f"{option} {str(path)!r}: {str(ancestor)!r} is not a folder")
+
+
+def _refuse_clashes(
+    targets: Mapping[str, Path], summary: Path | None, inputs: Sequence[Path]
+) -> None:
+    given = {path.resolve(): path for path in inputs}
+    for target in targets.values():
+        if target.resolve() in given:
+            raise InputError(
+                f"--output would overwrite the results file {str(given[target.resolve()])!r}; "
+                "write the regraded file elsewhere"
+            )
+        if summary is not None and target.resolve() == summary.resolve():
+            raise InputError(f"--output and --summary both name {str(summary)!r}")
+    if summary is not None and summary.resolve() in given:
+        raise InputError(f"--summary would overwrite the results file {str(summary)!r}")
 
 
 def write_text_files(contents: Mapping[Path, str]) -> None:

@@ -10,14 +10,16 @@ pipes open can exhaust memory or hang the caller. Error texts are Go's, as waza 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import os
 import selectors
 import signal
 import stat
 import subprocess
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -33,6 +35,8 @@ waiting for it rather than hang."""
 _POLL_S = 0.05  # how often to look for the leader's exit where pidfds are unavailable
 _MAX_WAIT_S = 60.0  # selectors reject an infinite timeout; waking once a minute costs nothing
 _READ_CHUNK = 64 * 1024
+_PR_SET_CHILD_SUBREAPER = 36
+_ORPHAN_ROUNDS = 10
 _WRITE_CHUNK = 64 * 1024
 
 # Go's syscall signal names on Linux (what `signal: <name>` prints); others are "signal N".
@@ -106,6 +110,8 @@ class ProgramOutcome:
     """The limit the program ran under (shown in details when it was hit)."""
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
     """How many bytes per stream were kept; more than that were counted and discarded."""
+    cancelled: bool = False
+    """Stopped (or never started) because `cancel_all` was called, e.g. on SIGTERM."""
 
     @property
     def passed(self) -> bool:
@@ -114,7 +120,110 @@ class ProgramOutcome:
     @property
     def is_grader_error(self) -> bool:
         """The program could not be judged at all: a failing exit is a grade, these are not."""
-        return not self.started or self.timed_out
+        return not self.started or self.timed_out or self.cancelled
+
+
+class _Cancellation:
+    """A process-wide "stop every program now": an event for checks, and a pipe that every
+    supervisor's selector watches, so a blocked select wakes at once."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self._write_fd, False)
+        self.signum: int | None = None
+
+    def cancel(self, signum: int | None = None) -> None:
+        if self.signum is None:
+            self.signum = signum
+        self._event.set()
+        with contextlib.suppress(BlockingIOError):
+            os.write(self._write_fd, b"x")  # stays readable: every selector sees it
+
+    @property
+    def requested(self) -> bool:
+        return self._event.is_set()
+
+
+_cancellation = _Cancellation()
+
+
+def cancel_all(signum: int | None = None) -> None:
+    """Kill every running program's group and start no new one (safe in a signal handler)."""
+    _cancellation.cancel(signum)
+
+
+def cancellation_signal() -> int | None:
+    """The signal that cancelled grading, or None when it was not cancelled (or by no signal)."""
+    return _cancellation.signum
+
+
+def cancelled() -> bool:
+    return _cancellation.requested
+
+
+@contextlib.contextmanager
+def cancel_on_signals(signums: Sequence[int] = (signal.SIGTERM, signal.SIGINT)) -> Iterator[None]:
+    """While the block runs (in the main thread), SIGTERM/SIGINT cancel all programs instead
+    of killing us mid-way: their private context directories still get removed."""
+
+    def handler(signum: int, _frame: object) -> None:
+        cancel_all(signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in signums}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def enable_orphan_adoption() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux PR_SET_CHILD_SUBREAPER),
+    so a grader's child that left its process group (setsid) and outlived the grader becomes
+    our child and `kill_orphans` can find it. In a container we are PID 1 and get them anyway."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def kill_orphans() -> int:
+    """SIGKILL and reap every child of this process that we did not start ourselves and that
+    is still running once every program has finished; returns how many there were.
+
+    Call it only when no program of ours is running: any child then is a grader's leftover.
+    """
+    killed = 0
+    for _round in range(_ORPHAN_ROUNDS):  # killing one may hand us its own children
+        children = _child_pids()
+        if not children:
+            break
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in children:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            killed += 1
+    return killed
+
+
+def _child_pids() -> list[int]:
+    me = str(os.getpid())
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            # The command name (field 2) may hold spaces and parentheses; fields after it do not.
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:
+            children.append(int(entry.name))
+    return children
 
 
 class _CannotStart(Exception):
@@ -135,6 +244,20 @@ def run_program(
     Safe to call from many threads at once: all state is local to the call.
     """
     started_at = time.monotonic()
+    if cancelled():
+        return ProgramOutcome(
+            exit_error="not started: grading was cancelled",
+            started=False,
+            timed_out=False,
+            stdout="",
+            stderr="",
+            stdout_dropped_bytes=0,
+            stderr_dropped_bytes=0,
+            duration_ms=0,
+            timeout_s=timeout_s,
+            output_cap_bytes=output_cap_bytes,
+            cancelled=True,
+        )
     try:
         executable = _resolve_executable(argv, env, cwd)
         _check_working_directory(cwd)
@@ -169,6 +292,7 @@ def run_program(
         duration_ms=_elapsed_ms(started_at),
         timeout_s=timeout_s,
         output_cap_bytes=output_cap_bytes,
+        cancelled=supervisor.cancelled,
     )
 
 
@@ -396,6 +520,7 @@ class _Supervisor:
         self._leader_exited = False
         self._drain_until = math.inf
         self.timed_out = False
+        self.cancelled = False
 
     def run(self) -> str | None:
         """Supervise until the leader has exited and the pipes are closed (or abandoned).
@@ -407,6 +532,8 @@ class _Supervisor:
             while not self._finished():
                 for key, _events in self._selector.select(self._select_timeout()):
                     self._handle(key.fd)
+                if cancelled() and not self.cancelled:
+                    self._cancel()
                 self._check_leader()
                 if not self._leader_exited and time.monotonic() >= self._deadline:
                     self.timed_out = True
@@ -425,6 +552,14 @@ class _Supervisor:
         self._pidfd = _open_pidfd(self._process.pid)
         if self._pidfd is not None:
             self._selector.register(self._pidfd, selectors.EVENT_READ)
+        self._selector.register(_cancellation.read_fd, selectors.EVENT_READ)
+
+    def _cancel(self) -> None:
+        self.cancelled = True
+        # The pipe stays readable from now on; stop watching it or select would spin.
+        self._selector.unregister(_cancellation.read_fd)
+        _kill_group(self._process.pid)
+        self._drain_until = time.monotonic()  # nothing more to wait for
 
     def _finished(self) -> bool:
         if not self._leader_exited:
@@ -499,7 +634,8 @@ class _Supervisor:
         # Children left behind are killed; only an escaped process can keep the pipes open now.
         _kill_group(self._process.pid)
         self._stop_feeding_stdin()
-        self._drain_until = time.monotonic() + PIPE_GRACE_S
+        grace = 0.0 if self.cancelled else PIPE_GRACE_S
+        self._drain_until = min(self._drain_until, time.monotonic() + grace)
 
     def _close(self) -> None:
         if not self._leader_exited:

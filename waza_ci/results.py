@@ -8,13 +8,14 @@ untouched) and validated with pydantic models of the parts waza-ci reads. Writin
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from waza_ci.errors import InputError, Location
 
@@ -24,33 +25,45 @@ _SCHEMA_VERSION = re.compile(r"^(\d+)\.(\d+)$")
 _NOT_RESULTS_KINDS = ("waza.preflight", "waza.release-")
 
 
+def _go_zero(zero: Any) -> BeforeValidator:
+    # Go's decoder leaves a field at its zero value for JSON null; it does not fail.
+    return BeforeValidator(lambda value: zero if value is None else value)
+
+
+GoStr = Annotated[str, _go_zero("")]
+GoInt = Annotated[int, _go_zero(0)]
+GoFloat = Annotated[float, _go_zero(0.0)]
+GoBool = Annotated[bool, _go_zero(False)]
+
+
 class _Tolerant(BaseModel):
     # Unknown fields are tolerated: newer waza versions add fields within a major version.
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # Types are strict, as Go's decoder is: "false" is not a bool, "1" is not a number.
+    model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
 
 
 class SavedVerdict(_Tolerant):
     """A saved `validations.<name>` entry (waza's GraderResults)."""
 
-    identifier: str = ""
-    type: str = ""
-    score: float = 0.0
-    weight: float = 0.0
-    passed: bool = False
-    feedback: str = ""
+    identifier: GoStr = ""
+    type: GoStr = ""
+    score: GoFloat = 0.0
+    weight: GoFloat = 0.0
+    passed: GoBool = False
+    feedback: GoStr = ""
     details: dict[str, Any] | None = None
-    duration_ms: int = 0
+    duration_ms: GoInt = 0
 
 
 class SavedRun(_Tolerant):
     """One trial of a task (waza's RunResult), the fields grading reads."""
 
-    run_number: int = 0
-    status: str = ""
-    duration_ms: int = 0
+    run_number: GoInt = 0
+    status: GoStr = ""
+    duration_ms: GoInt = 0
     validations: dict[str, SavedVerdict] | None = None
-    final_output: str = ""
-    error_msg: str = ""
+    final_output: GoStr = ""
+    error_msg: GoStr = ""
     transcript: list[dict[str, Any]] | None = None
     tool_events: list[Any] | None = None
     host_lifecycle: Any = None
@@ -67,10 +80,10 @@ class SavedTask(_Tolerant):
     """One task's outcome (waza's TestOutcome)."""
 
     test_id: str
-    display_name: str = ""
-    status: str = ""
-    group: str = ""
-    runs: list[SavedRun] = Field(default_factory=list)
+    display_name: GoStr = ""
+    status: GoStr = ""
+    group: GoStr = ""
+    runs: Annotated[list[SavedRun], _go_zero([])] = Field(default_factory=list)
 
 
 class SavedResults(_Tolerant):
@@ -78,11 +91,11 @@ class SavedResults(_Tolerant):
 
     schema_version: str | None = Field(default=None, alias="schemaVersion")
     kind: str | None = None
-    eval_id: str = ""
-    skill: str = ""
-    eval_name: str = ""
+    eval_id: GoStr = ""
+    skill: GoStr = ""
+    eval_name: GoStr = ""
     summary: dict[str, Any] | None = None
-    tasks: list[SavedTask] = Field(default_factory=list)
+    tasks: Annotated[list[SavedTask], _go_zero([])] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -112,11 +125,17 @@ def load_results(path: Path, name: str | None = None) -> ResultsFile:
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read results file: {err}", Location(str(path))) from None
     try:
-        raw = json.loads(text)
+        raw = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         raise InputError(
             f"invalid JSON: {err.msg} (column {err.colno})", Location(str(path), line=err.lineno)
         ) from None
+    except ValueError as err:  # NaN / Infinity: not JSON, and Go refuses them too
+        raise InputError(f"invalid JSON: {err}", Location(str(path))) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", Location(str(path))) from None
+    if _LONE_SURROGATE_ESCAPE.search(text):
+        raw = _replace_lone_surrogates(raw)
     if not isinstance(raw, dict):
         raise InputError(
             "a results file must hold a JSON object", Location(str(path), json_path="$")
@@ -130,6 +149,27 @@ def load_results(path: Path, name: str | None = None) -> ResultsFile:
             f"{first['msg'].lower()}", Location(str(path), json_path=_json_path(first["loc"]))
         ) from None
     return ResultsFile(path=path, name=name or path.name, raw=raw, model=model)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+# A \\uD800-\\uDFFF escape; only then can the parsed strings hold lone surrogates.
+_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_lone_surrogates(value: Any) -> Any:
+    """Go decodes an unpaired surrogate escape as U+FFFD; Python keeps it, and it cannot be
+    encoded as UTF-8 later (stdin, context.json, the regraded file)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_replace_lone_surrogates(k): _replace_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_lone_surrogates(item) for item in value]
+    return value
 
 
 def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
@@ -163,9 +203,17 @@ def _json_path(loc: Sequence[int | str]) -> str:
 
 
 def name_results_files(paths: Sequence[Path]) -> list[str]:
-    """Names for reports: the file name, or the path as given where two files share a name."""
+    """Names for reports, GradeOutcome keys and the files of an `--output` folder: the file
+    name, or, where two files share one, each path relative to the folder they all share.
+
+    Such a name is never absolute and never climbs with `..`, so it stays inside a folder.
+    """
     names = [path.name for path in paths]
-    return [path.as_posix() if names.count(path.name) > 1 else path.name for path in paths]
+    if len(set(names)) == len(names):
+        return names
+    resolved = [path.resolve() for path in paths]
+    common = Path(os.path.commonpath([str(path.parent) for path in resolved]))
+    return [path.relative_to(common).as_posix() for path in resolved]
 
 
 def dump_results(raw: Mapping[str, Any]) -> str:

@@ -189,13 +189,14 @@ class GradeSummary:
     def outcome_json(self) -> dict[str, Any]:
         """The JSON `waza grade` prints: overall score, passed, and per task its averages."""
         outcome: dict[str, Any] = {"overall_score": self.overall_score, "passed": self.passed}
+        # waza's `tasks` is a Go map, which prints its keys sorted.
         tasks = {
             task.key: {
                 "overall_score": task.overall_score,
                 "passed": task.passed,
                 **({"grader_averages": task.grader_averages} if task.grader_averages else {}),
             }
-            for task in self.tasks
+            for task in sorted(self.tasks, key=lambda t: t.key)
         }
         if tasks:
             outcome["tasks"] = tasks
@@ -239,8 +240,8 @@ def bootstrap_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str,
         for _ in range(BOOTSTRAP_RESAMPLES)
     )
     tail = (1 - confidence) / 2
-    lower = means[math.floor(tail * (BOOTSTRAP_RESAMPLES - 1))]
-    upper = means[math.ceil((1 - tail) * (BOOTSTRAP_RESAMPLES - 1))]
+    lower = means[math.floor(tail * BOOTSTRAP_RESAMPLES)]
+    upper = means[min(math.floor((1 - tail) * BOOTSTRAP_RESAMPLES), BOOTSTRAP_RESAMPLES - 1)]
     return {
         "lower": lower,
         "upper": upper,
@@ -299,11 +300,17 @@ class TaskDigestInput:
     group: str = ""
 
 
-def build_digest(tasks: Sequence[TaskDigestInput], duration_ms: int) -> dict[str, Any]:
-    """waza's OutcomeDigest (BuildDigest) over the regraded tasks."""
+def build_digest(
+    tasks: Sequence[TaskDigestInput], duration_ms: int, runs_per_test: int = 1
+) -> dict[str, Any]:
+    """waza's OutcomeDigest (BuildDigest) over the regraded tasks.
+
+    `statistics` (a bootstrap interval over the tasks' weighted scores) is present only when
+    runs_per_test > 1 and at least two tasks have stats, as in waza.
+    """
     total = len(tasks)
-    avg_scores = [float(t.stats["avg_score"]) if t.stats else 0.0 for t in tasks]
-    weighted = [float(t.stats["avg_weighted_score"]) if t.stats else 0.0 for t in tasks]
+    avg_scores = [_stat(t.stats, "avg_score") for t in tasks]
+    weighted = [_stat(t.stats, "avg_weighted_score") for t in tasks]
     digest: dict[str, Any] = {
         "total_tests": total,
         "succeeded": sum(1 for t in tasks if t.status == STATUS_PASSED),
@@ -323,7 +330,16 @@ def build_digest(tasks: Sequence[TaskDigestInput], duration_ms: int) -> dict[str
     groups = _group_stats(tasks)
     if groups:
         digest["groups"] = groups
+    per_task = [_stat(t.stats, "avg_weighted_score") for t in tasks if t.stats]
+    if runs_per_test > 1 and len(per_task) >= 2:
+        digest["statistics"] = {"bootstrap_ci": bootstrap_ci(per_task)}
     return digest
+
+
+def _stat(stats: Mapping[str, Any] | None, key: str) -> float:
+    # Tasks that were not regraded keep their original stats, which may be old or partial.
+    value = stats.get(key) if stats else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
 def _group_stats(tasks: Sequence[TaskDigestInput]) -> list[dict[str, Any]]:
@@ -340,7 +356,7 @@ def _group_stats(tasks: Sequence[TaskDigestInput]) -> list[dict[str, Any]]:
         if task.status == STATUS_PASSED:
             entry[0] += 1
         if task.stats:
-            entry[2] += float(task.stats["avg_score"])
+            entry[2] += _stat(task.stats, "avg_score")
             entry[3] += 1
     return [
         {
