@@ -372,6 +372,7 @@ def test_output_input_writes_the_regraded_file(
         ({"fail-on": "sometimes"}, "input `fail-on` must be"),
         ({"check-run": "yes"}, "input `check-run` must be `true` or `false`"),
         ({"jobs": "many"}, "input `jobs` must be"),
+        ({"jobs": "²"}, "input `jobs` must be"),
         ({"eval": "missing.yaml"}, "eval spec not found"),
     ],
 )

@@ -90,5 +90,10 @@ def test_grader_environment_drops_inputs_and_runner_tokens() -> None:
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "t",
         "ACTIONS_ID_TOKEN_REQUEST_URL": "u",
         "GITHUB_SHA": "kept",
+        "GITHUB_OUTPUT": "/github/file_commands/set_output",
+        "GITHUB_ENV": "/github/file_commands/set_env",
+        "GITHUB_PATH": "/github/file_commands/add_path",
+        "GITHUB_STATE": "/github/file_commands/save_state",
+        "GITHUB_STEP_SUMMARY": "/github/file_commands/step_summary",
     }
     assert grader_environment(env) == {"PATH": "/bin", "GITHUB_SHA": "kept"}

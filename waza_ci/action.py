@@ -9,6 +9,7 @@ fallbacks (a refused check run becomes workflow-command annotations), and what r
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -125,7 +126,7 @@ def _boolean(name: str, value: str) -> bool:
 def _jobs(value: str) -> int | None:
     if not value:
         return None
-    if not value.isdigit() or int(value) < 1:
+    if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits only
         raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
     return int(value)
 

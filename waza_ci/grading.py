@@ -371,9 +371,15 @@ class _Counter:
 
 
 # Variables the runner gives the action that graders must never see: the action's inputs
-# (the token among them) and the runner's own credentials.
+# (the token among them), the runner's own credentials, and the runner's command files (a
+# grader writing to GITHUB_OUTPUT could forge the step's `passed` output).
 _SECRET_VARIABLES = frozenset(
     {
+        "GITHUB_OUTPUT",
+        "GITHUB_ENV",
+        "GITHUB_PATH",
+        "GITHUB_STATE",
+        "GITHUB_STEP_SUMMARY",
         "GITHUB_TOKEN",
         "ACTIONS_RUNTIME_TOKEN",
         "ACTIONS_RUNTIME_URL",
@@ -386,7 +392,8 @@ _SECRET_VARIABLES = frozenset(
 
 
 def grader_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment graders inherit: the caller's, less inputs and runner credentials."""
+    """The environment graders inherit: the caller's, less inputs, runner credentials and
+    the runner's command files."""
     return {
         name: value
         for name, value in env.items()

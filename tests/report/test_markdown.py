@@ -255,10 +255,11 @@ def test_hostile_feedback_is_escaped_inside_pre() -> None:
             assert lines[index - 1] == ""
 
 
-def test_rendered_by_github_markdown_if_available() -> None:
-    """A check against cmark-gfm (GitHub's parser) when it is installed; optional."""
-    cmarkgfm = pytest.importorskip("cmarkgfm")
-    options = pytest.importorskip("cmarkgfm.cmark").Options
+def test_rendered_by_github_markdown() -> None:
+    """A check against cmark-gfm, GitHub's own parser (a test dependency: never skipped)."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options as options
+
     for render in (render_markdown, render_check_summary):
         rendered = cmarkgfm.github_flavored_markdown_to_html(
             render(factories.hostile_summary()), options=options.CMARK_OPT_UNSAFE
@@ -268,6 +269,27 @@ def test_rendered_by_github_markdown_if_available() -> None:
         assert "<blockquote" not in rendered and "<ol" not in rendered
         for row in re.findall(r"<tr>(.*?)</tr>", rendered, flags=re.S):
             assert row.count("<td") in (0, 5, 6) and row.count("<th") in (0, 5, 6)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "5http://evil.example/x",
+        "_http://evil.example/x",
+        "éhttp://evil.example/x",
+        "x www.evil.example",
+        "9www.evil.example",
+    ],
+)
+def test_no_bare_url_becomes_a_link(text: str) -> None:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options as options
+
+    rendered = cmarkgfm.github_flavored_markdown_to_html(
+        f"| a |\n| --- |\n| {escape_markdown(text)} |\n\n{escape_markdown(text)}\n",
+        options=options.CMARK_OPT_UNSAFE,
+    )
+    assert "<a " not in rendered, rendered
 
 
 # --- size ------------------------------------------------------------------------------------

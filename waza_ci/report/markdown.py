@@ -72,8 +72,9 @@ _MD_BLOCK_START = re.compile(r"^(?:([-+=])|(\d+)([.)]))")
 """What would start a list, a setext heading or an ordered list at the start of a block."""
 
 # GFM turns bare `scheme://…` and `www.…` into links; escaping that `:` or `.` stops it.
-_URL_SCHEME = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*:(?=//)")
-_URL_WWW = re.compile(r"(?i)\bwww\.")
+# No word boundary: GFM finds a scheme after a digit, `_` or a non-ASCII letter too.
+_URL_SCHEME = re.compile(r":(?=//)")
+_URL_WWW = re.compile(r"(?i)www\.")
 
 _OPEN_TAGS = {"<details>": "</details>", "<pre>": "</pre>"}
 _CLOSE_TAGS = frozenset(_OPEN_TAGS.values())
