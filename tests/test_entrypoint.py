@@ -434,3 +434,23 @@ def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(
     assert any("job summary" in w for w in warnings)
     assert any("step outputs" in w for w in warnings)
     assert len(fake.check_runs) == 1
+
+
+def test_retry_notices_are_fenced_one_line_and_redacted(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    hostile = f"Bad Gateway\n::error file=x::INJECTED\n::add-mask::waza {TOKEN}"
+    fake.add_fault(Fault("POST", status=503, body={"message": hostile}))
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run(DEMO_INPUTS)
+    assert result.code == 0, result.log
+    assert len(fake.check_runs) == 1
+    assert "INJECTED" in result.stdout, "the retry notice is shown"
+    fenced = _fenced_ranges(result.stdout)
+    lines = result.stdout.splitlines()
+    for index, line in enumerate(lines):
+        if "INJECTED" in line:
+            assert any(start < index < end for start, end in fenced), line
+            assert not line.startswith("::error")
+    assert "INJECTED" not in result.stderr
+    assert [line for line in result.log.splitlines() if TOKEN in line] == [f"::add-mask::{TOKEN}"]

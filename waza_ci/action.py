@@ -270,7 +270,12 @@ def _publish(
         details_url=_run_url(runner),
     )
     try:
-        with CheckRunClient(runner.api_url, runner.repository, settings.token) as client:
+        with CheckRunClient(
+            runner.api_url,
+            runner.repository,
+            settings.token,
+            notify=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
+        ) as client:
             return client.publish(request)
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT

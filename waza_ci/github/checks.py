@@ -7,7 +7,6 @@ moment, so callers can hand over texts of any size (numbers: github-actions-plat
 from __future__ import annotations
 
 import email.utils
-import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,8 +17,6 @@ import requests
 
 from waza_ci import __version__
 from waza_ci.report.annotations import Annotation
-
-logger = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
 MAX_ANNOTATIONS_PER_REQUEST = 50
@@ -269,6 +266,7 @@ class CheckRunClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         write_interval_s: float = 1.0,
+        notify: Callable[[str], None] | None = None,
     ) -> None:
         api_url = api_url.rstrip("/")
         if urlsplit(api_url).scheme not in ("http", "https"):
@@ -289,6 +287,7 @@ class CheckRunClient:
         self._sleep = sleep
         self._clock = clock
         self._write_interval_s = write_interval_s
+        self._notify_sink = notify
         self._session = requests.Session()
         self._session.auth = _BearerAuth(token)
         self._session.headers.update(
@@ -305,6 +304,14 @@ class CheckRunClient:
 
     def close(self) -> None:
         self._session.close()
+
+    def _notify(self, message: str) -> None:
+        """Progress worth a log line (retries, adoption): one line, the token redacted.
+
+        The text holds GitHub's own message, which is not ours: the sink must treat it as
+        untrusted (the action echoes it inside a stop-commands fence)."""
+        if self._notify_sink is not None:
+            self._notify_sink(" ".join(self._redact(message).split()))
 
     def __enter__(self) -> CheckRunClient:
         return self
@@ -381,7 +388,9 @@ class CheckRunClient:
                 raise self._api_error("the check-run list has no check_runs array", None)
             for run in runs:
                 if isinstance(run, dict) and run.get("external_id") == request.external_id:
-                    logger.info("found the check run created by the unanswered request; reusing it")
+                    self._notify(
+                        "found the check run created by the unanswered request; reusing it"
+                    )
                     return run
             if len(runs) < _LOOKUP_PAGE_SIZE:
                 break
@@ -594,7 +603,7 @@ class CheckRunClient:
                 f"exceed the retry budget of {self._max_total_wait_s:g} s",
                 failure,
             )
-        logger.warning("%s %s: %s; retrying in %g s", method, path, failure.message, wait)
+        self._notify(f"{method} {path}: {failure.message}; retrying in {wait:g} s")
         state.waited_s += wait
         self._sleep(wait)
 
