@@ -454,3 +454,43 @@ def test_retry_notices_are_fenced_one_line_and_redacted(
             assert not line.startswith("::error")
     assert "INJECTED" not in result.stderr
     assert [line for line in result.log.splitlines() if TOKEN in line] == [f"::add-mask::{TOKEN}"]
+
+
+def test_a_matrix_sibling_check_run_is_never_taken_over(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    passing = project.write_grader("ok.py", "print('fine')\n")
+    failing = project.write_grader("no.py", "import sys\nsys.exit(1)\n")
+    project.write_eval("")
+    project.write_task("good", graders=project.program_grader("ok", passing))
+    project.write_task("bad", graders=project.program_grader("no", failing))
+    project.write_results(make_results({"good": [make_run()], "bad": [make_run()]}))
+    runner = Runner(tmp_path, fake, project.root)
+    base = {"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"}
+    # Two legs of one matrix job: same run, attempt, job name and check name.
+    assert runner.run({**base, "task": "good"}).code == 0
+    fake.add_fault(Fault.drop("POST"))  # the failing leg's create is lost on the way back
+    failed = runner.run({**base, "task": "bad"})
+    assert failed.code == 1, failed.log
+    conclusions = sorted(run["conclusion"] for run in fake.check_runs)
+    assert conclusions == ["failure", "success"], "the failure must get a check run of its own"
+    ids = {run["conclusion"]: str(run["id"]) for run in fake.check_runs}
+    assert failed.outputs["check-run-id"] == ids["failure"]
+
+
+def test_a_partly_published_check_run_is_still_reported(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    _failing_project(project, tasks=20, graders=3)  # 60 annotations: 50 + 10
+    fake.add_fault(Fault.unprocessable("PATCH"))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 1, result.log
+    (check,) = fake.check_runs
+    assert len(check["annotations"]) == 50
+    assert result.outputs["check-run-id"] == str(check["id"])
+    assert result.outputs["check-run-url"] == check["html_url"]
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert any("only 50 of 60 annotations" in w for w in warnings)
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 10, "exactly the 10 annotations the check run is missing"

@@ -8,6 +8,7 @@ fallbacks (a refused check run becomes workflow-command annotations), and what r
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -175,7 +176,11 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             commands.warning(f"could not write the job summary to {runner.summary_path}: {err}")
     elif not runner.in_actions:
         stdout.write(markdown)
-    check = _publish(settings, runner, head_sha, summary, commands) if head_sha else None
+    check = (
+        _publish(settings, runner, env=env, head_sha=head_sha, summary=summary, commands=commands)
+        if head_sha
+        else None
+    )
     if runner.output_path:
         try:
             write_outputs(runner.output_path, _step_outputs(summary, check, output_file))
@@ -250,6 +255,8 @@ def conclusion_of(summary: GradeSummary, fail_on: FailOn) -> Conclusion:
 def _publish(
     settings: ActionSettings,
     runner: RunnerEnv,
+    *,
+    env: Mapping[str, str],
     head_sha: str,
     summary: GradeSummary,
     commands: WorkflowCommands,
@@ -262,7 +269,7 @@ def _publish(
     request = CheckRunRequest(
         name=settings.check_name,
         head_sha=head_sha,
-        external_id=_external_id(runner, settings.check_name),
+        external_id=_external_id(runner, settings.check_name, env),
         conclusion=conclusion_of(summary, settings.fail_on),
         title=check_title(summary),
         summary=render_check_summary(summary),
@@ -280,7 +287,22 @@ def _publish(
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
     except GitHubError as err:
-        commands.warning(f"the check run could not be posted: {err}")
+        if err.check_run_id is None:
+            commands.warning(f"the check run could not be posted: {err}")
+        else:
+            # The run exists with part of its annotations: say so, point at it, and put
+            # only the annotations it is missing into the log.
+            commands.warning(
+                f"check run {err.check_run_id} was posted, but only {err.annotations_sent} of "
+                f"{len(annotations)} annotations reached it: {err}"
+            )
+            _log_annotations(commands, annotations[err.annotations_sent :])
+            return CheckRunResult(
+                id=err.check_run_id,
+                html_url=err.html_url or "",
+                requests_made=0,
+                annotations_sent=err.annotations_sent,
+            )
     except ValueError as err:  # a malformed GITHUB_REPOSITORY or API URL
         commands.warning(f"the check run could not be posted: {err}")
     _log_annotations(commands, annotations)
@@ -307,9 +329,16 @@ def _log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotatio
         )
 
 
-def _external_id(runner: RunnerEnv, check_name: str) -> str:
-    # Unique per job attempt, so a retried create can find the run it may already have made.
-    return f"waza-ci:{runner.run_id}:{runner.run_attempt}:{runner.job}:{check_name}"
+def _external_id(runner: RunnerEnv, check_name: str, env: Mapping[str, str]) -> str:
+    """Unique per job leg and attempt, the same across our own retries: a retried create can
+    then find the run it may already have made, and never a matrix sibling's."""
+    leg = sorted(
+        (name, value)
+        for name, value in env.items()
+        if (name.startswith("INPUT_") and "TOKEN" not in name.upper()) or name == "RUNNER_NAME"
+    )
+    digest = hashlib.sha256(repr(leg).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"waza-ci:{runner.run_id}:{runner.run_attempt}:{runner.job}:{digest}:{check_name}"
 
 
 def _run_url(runner: RunnerEnv) -> str | None:

@@ -53,12 +53,17 @@ class GitHubError(Exception):
         status: int | None = None,
         github_message: str | None = None,
         check_run_id: int | None = None,
+        html_url: str | None = None,
+        annotations_sent: int = 0,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.github_message = github_message
-        # Set when a check run already exists (created, or adopted) before the failure.
+        # Set when a check run already exists (created, or adopted) before the failure:
+        # its id and address, and how many annotations it is known to hold.
         self.check_run_id = check_run_id
+        self.html_url = html_url
+        self.annotations_sent = annotations_sent
 
 
 class ChecksUnavailable(GitHubError):
@@ -241,6 +246,8 @@ class _PublishState:
     secondary_waits: int = 0
     last_write_at: float | None = None
     check_run_id: int | None = None
+    html_url: str | None = None
+    annotations_sent: int = 0
 
 
 class CheckRunClient:
@@ -333,11 +340,13 @@ class CheckRunClient:
         first = annotations[:MAX_ANNOTATIONS_PER_REQUEST]
         reply = self._create(request, title, summary, first)
         run_id, html_url = _run_identity(reply.data)
-        self._state.check_run_id = run_id
+        self._state.check_run_id, self._state.html_url = run_id, html_url
         confirmed = self._confirmed_after_create(reply, len(first))
+        self._state.annotations_sent = confirmed
         while confirmed < len(annotations):
             batch = annotations[confirmed : confirmed + MAX_ANNOTATIONS_PER_REQUEST]
             confirmed = self._append(run_id, title, summary, batch, confirmed)
+            self._state.annotations_sent = confirmed
         return CheckRunResult(
             id=run_id,
             html_url=html_url,
@@ -387,7 +396,7 @@ class CheckRunClient:
             if not isinstance(runs, list):
                 raise self._api_error("the check-run list has no check_runs array", None)
             for run in runs:
-                if isinstance(run, dict) and run.get("external_id") == request.external_id:
+                if isinstance(run, dict) and _is_our_create(run, request):
                     self._notify(
                         "found the check run created by the unanswered request; reusing it"
                     )
@@ -399,13 +408,13 @@ class CheckRunClient:
     def _confirmed_after_create(self, reply: _Reply, first_size: int) -> int:
         """How many annotations the new run holds; for an adopted run, ask GitHub's count.
 
-        A create is atomic, so an adopted run holds the whole first batch; 0 is also accepted
-        (then the batch is re-sent by PATCH). Anything else cannot be reconciled safely.
+        A create is atomic, so a run it made holds exactly the first batch; anything else is
+        not ours (or cannot be reconciled safely).
         """
         if not reply.reconciled:
             return first_size
         count = _annotations_count(reply.data)
-        if count in (first_size, 0):
+        if count == first_size:
             return count
         raise self._api_error(
             f"the existing check run holds {count} annotations, expected {first_size}; "
@@ -628,6 +637,8 @@ class CheckRunClient:
             "status": failure.status if failure else None,
             "github_message": self._redact(github_message) if github_message else None,
             "check_run_id": self._state.check_run_id,
+            "html_url": self._state.html_url,
+            "annotations_sent": self._state.annotations_sent,
         }
 
     def _api_error(self, message: str, failure: _Failure | None) -> GitHubApiError:
@@ -690,6 +701,21 @@ def _parse_retry_after(value: str | None, now: float) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(when.timestamp() - now, 0.0)
+
+
+def _is_our_create(run: Mapping[str, Any], request: CheckRunRequest) -> bool:
+    """A listed run is the one our unanswered create made only if everything we sent matches:
+    the external id (unique per job leg and attempt), name, head commit, conclusion and title.
+    A sibling's run with the same id but another verdict must never be taken over."""
+    output = run.get("output")
+    return (
+        run.get("external_id") == request.external_id
+        and run.get("name") == request.name
+        and run.get("head_sha") == request.head_sha
+        and run.get("conclusion") == request.conclusion
+        and isinstance(output, Mapping)
+        and output.get("title") == request.title
+    )
 
 
 def _run_identity(run: Mapping[str, Any]) -> tuple[int, str]:
