@@ -977,3 +977,38 @@ def test_usage_errors_are_one_line(project: Project) -> None:
     assert result.stderr.strip().splitlines() == [
         "waza-ci grade: error: argument --jobs: must be at least 1 (see `waza-ci grade --help`)"
     ]
+
+
+def test_lone_surrogates_in_yaml_become_replacement_characters(
+    project: Project, grade_project: Any
+) -> None:
+    record = project.root / "record.jsonl"
+    script = project.write_grader("recorder.py", RECORDER)
+    project.write_eval(
+        '- type: program\n  name: "odd\\ud800name"\n  config:\n    command: python3\n'
+        f'    args: [{json.dumps(script)}, {json.dumps(str(record))}, "0", "x\\udc00y"]\n'
+    )
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    out, summary = project.root / "out.json", project.root / "summary.md"
+    result = grade_project("-v", "--output", str(out), "--summary", str(summary))
+    assert result.code == 0, result.stderr
+    validations = json.loads(out.read_text())["tasks"][0]["runs"][0]["validations"]
+    assert list(validations) == ["odd\ufffdname"]
+    assert validations["odd\ufffdname"]["details"]["args"][-1] == "x\ufffdy"
+    assert sorted(p.name for p in project.root.iterdir() if p.name.startswith(".")) == []
+
+
+def test_deeply_nested_results_are_graded(project: Project, grade_project: Any) -> None:
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    deep: Any = "bottom"
+    for _ in range(900):
+        deep = [deep]
+    project.write_results(
+        make_results({"t1": [make_run(transcript=[{"type": "x", "deep": deep}])]})
+    )
+    out = project.root / "out.json"
+    result = grade_project("--output", str(out))
+    assert result.code == 0, result.stderr
+    assert "bottom" in out.read_text()

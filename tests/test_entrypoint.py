@@ -169,7 +169,10 @@ def test_token_is_masked_and_never_reaches_graders_or_output(
 ) -> None:
     record = project.root / "env.json"
     script = project.write_grader(
-        "env.py", f"import json, os\njson.dump(dict(os.environ), open({str(record)!r}, 'w'))\n"
+        "env.py",
+        "import json, os\n"
+        "parent = open(f'/proc/{os.getppid()}/environ', 'rb').read().decode(errors='replace')\n"
+        f"json.dump({{**os.environ, 'PARENT': parent}}, open({str(record)!r}, 'w'))\n",
     )
     project.write_eval(project.program_grader("env", script))
     project.write_task("t1")
@@ -178,6 +181,8 @@ def test_token_is_masked_and_never_reaches_graders_or_output(
     result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
     assert result.code == 0, result.log
     seen = json.loads(record.read_text())
+    # Neither in the grader's environment nor in waza-ci's own (readable in /proc/<ppid>).
+    assert seen["PARENT"] and "GITHUB_REPOSITORY=octo/repo" in seen["PARENT"]
     assert TOKEN not in json.dumps(seen)
     assert "runtime-secret-value" not in json.dumps(seen)
     assert not [name for name in seen if name.startswith("INPUT_")]

@@ -7,7 +7,6 @@ temp directory all come in the request.
 
 from __future__ import annotations
 
-import copy
 import glob
 import os
 from collections import defaultdict
@@ -157,7 +156,10 @@ def _assemble(
     for result in results:
         by_run[(id(result.execution.match), result.execution.run_index)].append(result)
     several = len(results_files) > 1
-    raw_copies = {id(r): copy.deepcopy(r.raw) for r in results_files}
+    # Shallow copies down to what grading rewrites (tasks, runs, summary); everything else is
+    # shared with the loaded file, which is never mutated. No deep copy: it doubles memory on
+    # large transcripts and recurses on deep ones.
+    raw_copies = {id(r): _writable_copy(r.raw) for r in results_files}
     tasks: list[TaskGrade] = []
     for match in matches:
         merged = [
@@ -182,6 +184,24 @@ def _assemble(
         _write_back(raw_copies[id(match.results)], match, task, merged)
     regraded = tuple(RegradedFile(r, _with_digest(raw_copies[id(r)])) for r in results_files)
     return tuple(tasks), regraded
+
+
+def _writable_copy(raw: dict[str, Any]) -> dict[str, Any]:
+    copy = dict(raw)
+    tasks = raw.get("tasks")
+    if isinstance(tasks, list):
+        copy["tasks"] = [_task_copy(task) for task in tasks]
+    return copy
+
+
+def _task_copy(task: Any) -> Any:
+    if not isinstance(task, dict):
+        return task
+    copy = dict(task)
+    runs = task.get("runs")
+    if isinstance(runs, list):
+        copy["runs"] = [dict(run) if isinstance(run, dict) else run for run in runs]
+    return copy
 
 
 def _write_back(

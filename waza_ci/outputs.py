@@ -94,6 +94,13 @@ def write_text_files(contents: Mapping[Path, str]) -> None:
         for temp, target in staged:
             os.replace(temp, target)
     except OSError as err:
-        for temp, _target in staged:
-            Path(temp).unlink(missing_ok=True)
+        _discard(staged)
         raise OutputError(f"cannot write {err.filename or 'output'}: {err.strerror}") from None
+    except BaseException:
+        _discard(staged)  # whatever went wrong, no temporary file is left behind
+        raise
+
+
+def _discard(staged: Sequence[tuple[str, Path]]) -> None:
+    for temp, _target in staged:
+        Path(temp).unlink(missing_ok=True)

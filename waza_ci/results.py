@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -163,13 +163,40 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _replace_lone_surrogates(value: Any) -> Any:
     """Go decodes an unpaired surrogate escape as U+FFFD; Python keeps it, and it cannot be
     encoded as UTF-8 later (stdin, context.json, the regraded file)."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_replace_lone_surrogates(k): _replace_lone_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace_lone_surrogates(item) for item in value]
-    return value
+
+    def fix(item: Any) -> Any:
+        return _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+
+    return map_json(value, fix, fix)
+
+
+def map_json(value: Any, scalar: Callable[[Any], Any], key: Callable[[str], str]) -> Any:
+    """A copy of a parsed JSON value with `scalar` applied to every non-container value and
+    `key` to every object key, key order kept.
+
+    Iterative, not recursive: a results file nested as deeply as the JSON parser allows must
+    not overflow Python's stack here.
+    """
+    if not isinstance(value, dict | list):
+        return scalar(value)
+    root: dict[str, Any] | list[Any] = {} if isinstance(value, dict) else []
+    pending: list[tuple[Any, dict[str, Any] | list[Any]]] = [(value, root)]
+
+    def convert(item: Any) -> Any:
+        if not isinstance(item, dict | list):
+            return scalar(item)
+        container: dict[str, Any] | list[Any] = {} if isinstance(item, dict) else []
+        pending.append((item, container))  # filled later; its place in the parent is kept
+        return container
+
+    while pending:
+        source, target = pending.pop()
+        if isinstance(target, dict):
+            for name, item in source.items():
+                target[key(name)] = convert(item)
+        else:
+            target.extend(convert(item) for item in source)
+    return root
 
 
 def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
@@ -229,13 +256,12 @@ def dump_json(value: Any) -> str:
 
 def _go_numbers(value: Any) -> Any:
     # Go prints a float64 of 1.0 as `1`; Python would print `1.0`.
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _go_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_go_numbers(item) for item in value]
-    return value
+    def number(item: Any) -> Any:
+        if isinstance(item, float) and item.is_integer() and abs(item) < 1e21:
+            return int(item)
+        return item
+
+    return map_json(value, number, str)
 
 
 _GO_ESCAPES = {

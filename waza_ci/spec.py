@@ -8,6 +8,7 @@ the file and line of every problem.
 from __future__ import annotations
 
 import glob
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ DEFAULT_PROGRAM_TIMEOUT_S = 30
 PROGRAM_CONFIG_KEYS = ("command", "args", "timeout")
 PROJECT_CONFIG_NAME = ".waza.yaml"
 PROJECT_CONFIG_MAX_LEVELS = 10
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR_TAGS = frozenset(
     f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "timestamp")
 )
@@ -266,7 +268,7 @@ def _program_args(path: Path, node: yaml.Node | None, name: str) -> tuple[str, .
         if not isinstance(item, yaml.ScalarNode):
             raise problem
         # As yaml.v3 decodes into []string: a scalar's own text (`3` -> "3"), null -> "".
-        args.append("" if _is_null(item) else item.value)
+        args.append("" if _is_null(item) else _valid_text(item.value))
     return tuple(args)
 
 
@@ -292,7 +294,13 @@ def _text(path: Path, node: yaml.Node | None, key: str) -> str:
         raise InputError(
             f"invalid YAML: `{key}` has an unsupported tag {node.tag}", _at(path, node)
         )
-    return str(node.value)
+    return _valid_text(str(node.value))
+
+
+def _valid_text(text: str) -> str:
+    # A "\ud800" escape in YAML gives a lone surrogate, which no output could encode as UTF-8;
+    # Go's decoders make it U+FFFD, and so do we.
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _load_yaml(path: Path, *, what: str) -> yaml.MappingNode:
