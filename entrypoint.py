@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
 """The container's entry point: run the waza-ci action with the runner's environment."""
 
-from waza_ci.action import run
+from waza_ci.isolation import scrubbed_environment
+
+
+def main() -> int:
+    env = scrubbed_environment()  # first: it may re-execute this script without the secrets
+    from waza_ci.action import main as run_action  # noqa: PLC0415 - only after the re-exec
+
+    return run_action(env)
+
 
 if __name__ == "__main__":
-    raise SystemExit(run())
+    raise SystemExit(main())
