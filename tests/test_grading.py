@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -97,3 +98,14 @@ def test_grader_environment_drops_inputs_and_runner_tokens() -> None:
         "GITHUB_STEP_SUMMARY": "/github/file_commands/step_summary",
     }
     assert grader_environment(env) == {"PATH": "/bin", "GITHUB_SHA": "kept"}
+
+
+def test_children_the_caller_already_had_are_spared(project: Project, tmp_path: Path) -> None:
+    plan = _plan(project, graders=1, runs=1)
+    bystander = subprocess.Popen(["sleep", "30"])
+    try:
+        run_plan(plan, _setup(project, tmp_path, jobs=1))
+        assert bystander.poll() is None, "a process the caller started is not a grader's orphan"
+    finally:
+        bystander.kill()
+        bystander.wait()

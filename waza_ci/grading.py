@@ -19,6 +19,7 @@ from waza_ci.program import (
     cancel_on_signals,
     cancellation_signal,
     cancelled,
+    child_pids,
     describe_outcome,
     enable_orphan_adoption,
     kill_orphans,
@@ -155,12 +156,13 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
         return result
 
     enable_orphan_adoption()
+    before = child_pids()  # a library caller's own children are none of our business
     try:
         with ThreadPoolExecutor(max_workers=max(1, setup.jobs)) as pool:
             results = list(pool.map(execute, plan.executions))
     finally:
         # Every grader has been reaped; whatever still runs escaped its process group.
-        kill_orphans()
+        kill_orphans(spare=before)
     if cancelled():
         raise Interrupted(cancellation_signal())
     return results

@@ -189,15 +189,21 @@ def enable_orphan_adoption() -> bool:
         return False
 
 
-def kill_orphans() -> int:
-    """SIGKILL and reap every child of this process that we did not start ourselves and that
-    is still running once every program has finished; returns how many there were.
+def child_pids() -> frozenset[int]:
+    """This process's children right now (to spare, later, those that were not graders')."""
+    return frozenset(_child_pids())
 
-    Call it only when no program of ours is running: any child then is a grader's leftover.
+
+def kill_orphans(spare: frozenset[int] = frozenset()) -> int:
+    """SIGKILL and reap every child of this process, except those in `spare`, that is still
+    running once every program has finished; returns how many there were.
+
+    Call it only when no program of ours is running: any child then, other than the ones that
+    existed before grading began (`spare`), is a grader's leftover.
     """
     killed = 0
     for _round in range(_ORPHAN_ROUNDS):  # killing one may hand us its own children
-        children = _child_pids()
+        children = [pid for pid in _child_pids() if pid not in spare]
         if not children:
             break
         for pid in children:
