@@ -251,17 +251,11 @@ def run_program(
     """
     started_at = time.monotonic()
     if cancelled():
-        return ProgramOutcome(
-            exit_error="not started: grading was cancelled",
-            started=False,
-            timed_out=False,
-            stdout="",
-            stderr="",
-            stdout_dropped_bytes=0,
-            stderr_dropped_bytes=0,
-            duration_ms=0,
-            timeout_s=timeout_s,
-            output_cap_bytes=output_cap_bytes,
+        return _not_started(
+            "not started: grading was cancelled",
+            started_at,
+            timeout_s,
+            output_cap_bytes,
             cancelled=True,
         )
     try:
@@ -269,18 +263,7 @@ def run_program(
         _check_working_directory(cwd)
         process = _start(argv, executable, env=env, cwd=cwd)
     except _CannotStart as reason:
-        return ProgramOutcome(
-            exit_error=str(reason),
-            started=False,
-            timed_out=False,
-            stdout="",
-            stderr="",
-            stdout_dropped_bytes=0,
-            stderr_dropped_bytes=0,
-            duration_ms=_elapsed_ms(started_at),
-            timeout_s=timeout_s,
-            output_cap_bytes=output_cap_bytes,
-        )
+        return _not_started(str(reason), started_at, timeout_s, output_cap_bytes)
     stdout = _Capture(output_cap_bytes)
     stderr = _Capture(output_cap_bytes)
     supervisor = _Supervisor(
@@ -299,6 +282,30 @@ def run_program(
         timeout_s=timeout_s,
         output_cap_bytes=output_cap_bytes,
         cancelled=supervisor.cancelled,
+    )
+
+
+def _not_started(
+    exit_error: str,
+    started_at: float,
+    timeout_s: float,
+    output_cap_bytes: int,
+    *,
+    cancelled: bool = False,
+) -> ProgramOutcome:
+    """The outcome of a program that never ran: no output, the reason as its exit error."""
+    return ProgramOutcome(
+        exit_error=exit_error,
+        started=False,
+        timed_out=False,
+        stdout="",
+        stderr="",
+        stdout_dropped_bytes=0,
+        stderr_dropped_bytes=0,
+        duration_ms=_elapsed_ms(started_at),
+        timeout_s=timeout_s,
+        output_cap_bytes=output_cap_bytes,
+        cancelled=cancelled,
     )
 
 
