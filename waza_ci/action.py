@@ -1,4 +1,4 @@
-"""The GitHub Action: step inputs -> engine.grade -> job summary, check run, outputs, exit code.
+"""The GitHub Action: step inputs -> engine -> job summary, check run, outputs, exit code.
 
 A thin shell like the CLI: the grading is the engine's, the GitHub I/O is `waza_ci.github`'s.
 What this module decides is the order (the verdict is computed before any network call), the

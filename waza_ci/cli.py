@@ -1,4 +1,4 @@
-"""`waza-ci grade …`: argv -> GradeRequest -> engine.grade -> files, stdout JSON, exit code."""
+"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code."""
 
 from __future__ import annotations
 

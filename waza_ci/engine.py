@@ -1,4 +1,4 @@
-"""`grade(GradeRequest) -> GradeReport`: the one library call both shells (CLI, action) use.
+"""`prepare_grading` then `run_grading`: the library calls both shells (CLI, action) make.
 
 It loads the spec and the results files, runs the grading plan, and assembles the summary and
 the regraded results files. It reads no process state: paths, the graders' environment and the
@@ -81,10 +81,6 @@ class PreparedGrading:
     results_files: tuple[ResultsFile, ...]
     plan: GradingPlan
     setup: GradingSetup
-
-
-def grade(request: GradeRequest) -> GradeReport:
-    return run_grading(prepare_grading(request))
 
 
 def prepare_grading(request: GradeRequest) -> PreparedGrading:
