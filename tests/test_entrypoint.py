@@ -133,25 +133,28 @@ DEMO_INPUTS = {
     "workspace": "examples/demo/workspace",
     "working-directory": "examples/demo",
 }
+DEMO_EXIT = 1
+"""The demo has one failing grader (`entries_link_prs` on write-changelog, both runs), so the
+report shows what a failure looks like."""
 
 
-def test_demo_passes_posts_success_and_writes_outputs(
+def test_demo_posts_its_failure_and_writes_outputs(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     (check,) = fake.check_runs
     assert check["head_sha"] == HEAD_SHA
-    assert check["conclusion"] == "success"
+    assert check["conclusion"] == "failure"
     assert check["name"] == "waza program graders"
-    assert result.outputs["passed"] == "true"
+    assert result.outputs["passed"] == "false"
     assert result.outputs["runs-graded"] == "4"
-    assert result.outputs["runs-failed"] == "0"
+    assert result.outputs["runs-failed"] == "2"
     assert result.outputs["grader-errors"] == "0"
     assert result.outputs["check-run-id"] == str(check["id"])
     assert result.outputs["check-run-url"] == check["html_url"]
-    assert float(result.outputs["overall-score"]) == pytest.approx(0.98125, abs=1e-4)
+    assert float(result.outputs["overall-score"]) == pytest.approx(0.885, abs=1e-4)
     assert result.summary.startswith("earlier step's summary\n")
     assert "write-changelog" in result.summary
     lines = result.stdout.splitlines()
@@ -160,7 +163,7 @@ def test_demo_passes_posts_success_and_writes_outputs(
         lines.index("::endgroup::"),
     )
     progress = [i for i, line in enumerate(lines) if line.startswith("waza-ci: [")]
-    assert len(progress) == 12 and all(opened < i < closed for i in progress)
+    assert len(progress) == 14 and all(opened < i < closed for i in progress)
     assert len(result.summary.encode()) <= 1024 * 1024 + 100
 
 
@@ -194,11 +197,18 @@ def test_token_is_masked_and_never_reaches_graders_or_output(
 
 
 def _failing_project(project: Project, tasks: int, graders: int) -> None:
-    fail = project.write_grader("fail.py", "import sys\nsys.stderr.write('nope')\nsys.exit(1)\n")
+    # One more task passes, so no grader fails on every task (that would be one annotation).
+    fail = project.write_grader(
+        "fail.py",
+        "import sys\nif sys.stdin.read() == 'pass':\n    sys.exit(0)\n"
+        "sys.stderr.write('nope')\nsys.exit(1)\n",
+    )
     project.write_eval("".join(project.program_grader(f"g{i}", fail) for i in range(graders)))
-    for index in range(tasks):
-        project.write_task(f"t{index:03d}")
-    project.write_results(make_results({f"t{index:03d}": [make_run()] for index in range(tasks)}))
+    runs = {f"t{index:03d}": [make_run()] for index in range(tasks)}
+    runs["t999-passing"] = [make_run(final_output="pass")]
+    for task_id in runs:
+        project.write_task(task_id)
+    project.write_results(make_results(runs))
 
 
 def test_123_annotations_go_in_one_create_and_two_updates(
@@ -246,7 +256,7 @@ def test_head_sha_follows_the_event(
     runner = Runner(tmp_path, fake, demo_workspace)
     env = runner.event(event_name, payload)
     result = runner.run({**DEMO_INPUTS, "commit": commit}, env={**env, "GITHUB_SHA": MERGE_SHA})
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     (check,) = fake.check_runs
     assert check["head_sha"] == expected
 
@@ -278,7 +288,7 @@ def test_api_failure_does_not_change_the_verdict(
     fake.add_fault(Fault.unprocessable("POST"))
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert "::warning" in result.stdout and "Validation Failed" in result.stdout
     assert result.outputs["passed"] == "true"
 
@@ -289,7 +299,7 @@ def test_a_server_error_is_retried_without_a_second_check_run(
     fake.add_fault(Fault.apply_then_fail("POST"))
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert len(fake.check_runs) == 1
     assert result.outputs["check-run-id"] == str(fake.check_runs[0]["id"])
 
@@ -353,7 +363,7 @@ def test_outside_actions_no_api_call_and_summary_on_stdout(
     result = runner.run(
         DEMO_INPUTS, env={"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": "", "GITHUB_OUTPUT": ""}
     )
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert fake.requests == []
     assert "write-changelog" in result.stdout and "|" in result.stdout
 
@@ -363,7 +373,7 @@ def test_output_input_writes_the_regraded_file(
 ) -> None:
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run({**DEMO_INPUTS, "output": "out/regraded.json"})
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     regraded = json.loads((demo_workspace / "out" / "regraded.json").read_text())
     assert regraded["tasks"][1]["runs"][0]["validations"]["version_bumped"]["passed"] is True
     assert result.outputs["output-file"] == "out/regraded.json"
@@ -433,7 +443,7 @@ def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(
     result = runner.run(
         DEMO_INPUTS, env={"GITHUB_STEP_SUMMARY": str(blocked), "GITHUB_OUTPUT": str(blocked)}
     )
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert "Traceback" not in result.log
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert any("job summary" in w for w in warnings)
@@ -448,7 +458,7 @@ def test_retry_notices_are_fenced_one_line_and_redacted(
     fake.add_fault(Fault("POST", status=503, body={"message": hostile}))
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert len(fake.check_runs) == 1
     assert "INJECTED" in result.stdout, "the retry notice is shown"
     fenced = _fenced_ranges(result.stdout)

@@ -9,6 +9,7 @@ fallbacks (a refused check run becomes workflow-command annotations), and what r
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import sys
@@ -45,8 +46,16 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
+from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
-from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
+from waza_ci.report.markdown import (
+    check_title,
+    render_check_summary,
+    render_check_text,
+    render_markdown,
+)
+from waza_ci.report.model import Report, SourceLinks, build_report, report_json_text
+from waza_ci.report.screen import ListMode
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_results
 from waza_ci.scoring import FailOn, GradeSummary
@@ -68,7 +77,12 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "check-run": "true",
     "job-summary": "true",
     "commit": "",
+    "report": "failures",
 }
+REPORT_MODES: tuple[ListMode, ...] = ("failures", "all")
+REPORT_JSON_DIR = ".waza-ci"
+"""Where the report JSON goes, relative to the workspace: the only folder a Docker action
+shares with later steps (RUNNER_TEMP is not mounted into the container)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +102,7 @@ class ActionSettings:
     job_summary: bool
     commit: str | None
     token: str | None = field(default=None, repr=False)
+    report: ListMode = "failures"
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -113,7 +128,16 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         job_summary=_boolean("job-summary", get("job-summary")),
         commit=get("commit") or None,
         token=input_value(env, "github-token"),
+        report=_report_mode(get("report")),
     )
+
+
+def _report_mode(value: str) -> ListMode:
+    for mode in REPORT_MODES:
+        if value == mode:
+            return mode
+    allowed = " or ".join(f"`{m}`" for m in REPORT_MODES)
+    raise InputError(f"input `report` must be {allowed}, not {value!r}")
 
 
 def _boolean(name: str, value: str) -> bool:
@@ -168,7 +192,9 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
     summary = report.summary
-    markdown = render_markdown(summary)
+    links = SourceLinks(runner.server_url, runner.repository, head_sha) if head_sha else None
+    model = build_report(summary, repo_root=runner.workspace or os.getcwd(), links=links)
+    markdown = render_markdown(model, mode=settings.report)
     if settings.job_summary and runner.summary_path:
         try:
             append_summary(runner.summary_path, markdown)
@@ -177,13 +203,28 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     elif not runner.in_actions:
         stdout.write(markdown)
     check = (
-        _publish(settings, runner, env=env, head_sha=head_sha, summary=summary, commands=commands)
+        _publish(
+            settings,
+            runner,
+            env=env,
+            head_sha=head_sha,
+            summary=summary,
+            report=model,
+            commands=commands,
+        )
         if head_sha
         else None
     )
+    if check is not None and check.html_url:
+        with commands.stop_commands():
+            stdout.write(f"waza-ci: check run: {for_log(check.html_url)}\n")
+    report_json = _write_report_json(model, env, commands)
     if runner.output_path:
         try:
-            write_outputs(runner.output_path, _step_outputs(summary, check, output_file))
+            outputs = _step_outputs(summary, check, output_file)
+            outputs["failed-tasks"] = json.dumps(model.failed_tasks, ensure_ascii=False)
+            outputs["report-json"] = report_json
+            write_outputs(runner.output_path, outputs)
         except OSError as err:
             commands.warning(f"could not write the step outputs to {runner.output_path}: {err}")
     return summary.exit_code(settings.fail_on)
@@ -215,8 +256,23 @@ def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO
     with commands.stop_commands():
         for warning in report.warnings:
             stdout.write(f"waza-ci: warning: {warning}\n")
-        stdout.write(render_text(report.summary))
+        stdout.write(render_text(build_report(report.summary, repo_root=os.getcwd())))
     return report
+
+
+def _write_report_json(report: Report, env: Mapping[str, str], commands: WorkflowCommands) -> str:
+    """The report JSON under the workspace; its workspace-relative path, or "" if not written.
+
+    One file per step: GITHUB_ACTION names the step (the runner suffixes repeated uses).
+    """
+    step = re.sub(r"[^A-Za-z0-9_.-]", "_", env.get("GITHUB_ACTION", "")) or "waza-ci"
+    relative = f"{REPORT_JSON_DIR}/report-{step}.json"
+    try:
+        write_text_files({Path(relative): report_json_text(report)})
+    except WazaCiError as err:  # a reporting problem must not hide the verdict
+        commands.warning(f"could not write the report JSON: {err}")
+        return ""
+    return relative
 
 
 def _write_output_file(
@@ -259,9 +315,10 @@ def _publish(
     env: Mapping[str, str],
     head_sha: str,
     summary: GradeSummary,
+    report: Report,
     commands: WorkflowCommands,
 ) -> CheckRunResult | None:
-    annotations = build_annotations(summary, repo_root=runner.workspace or os.getcwd())
+    annotations = build_annotations(report)
     if not settings.token:
         commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)
         _log_annotations(commands, annotations)
@@ -271,8 +328,9 @@ def _publish(
         head_sha=head_sha,
         external_id=_external_id(runner, settings.check_name, env),
         conclusion=conclusion_of(summary, settings.fail_on),
-        title=check_title(summary),
-        summary=render_check_summary(summary),
+        title=check_title(report),
+        summary=render_check_summary(report, mode=settings.report),
+        text=render_check_text(report),
         annotations=annotations,
         details_url=_run_url(runner),
     )

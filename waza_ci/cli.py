@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -17,6 +17,7 @@ from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report.markdown import render_markdown
+from waza_ci.report.model import Report, SourceLinks, build_report, report_json_text
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
@@ -75,6 +76,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade_cmd.add_argument("--summary", type=Path, metavar="FILE", help="write the Markdown report")
     grade_cmd.add_argument(
+        "--report-json",
+        type=Path,
+        metavar="PATH",
+        help="write the machine-readable report (per task and grader: status, reason, runs, "
+        "durations, YAML line)",
+    )
+    grade_cmd.add_argument(
+        "--report",
+        choices=["failures", "all"],
+        default="failures",
+        help="'failures' (default): passing tasks are listed compactly in --summary; "
+        "'all': every task and grader in detail",
+    )
+    grade_cmd.add_argument(
         "--jobs",
         type=_positive_int,
         metavar="N",
@@ -123,24 +138,38 @@ def _grade(args: argparse.Namespace) -> int:
         args.summary,
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
+        report_json=args.report_json,
     )
     report = run_grading(prepared)
     for warning in report.warnings:
         print(f"waza-ci: warning: {warning}", file=sys.stderr)
-    _write_outputs(plan, report)
+    model = build_report(report.summary, repo_root=os.getcwd(), links=_source_links(os.environ))
+    _write_outputs(plan, report, model, args.report)
     sys.stdout.write(dump_json(report.summary.outcome_json()))
-    sys.stderr.write(render_text(report.summary))
+    colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    sys.stderr.write(render_text(model, colour=colour))
     return report.summary.exit_code(args.fail_on)
 
 
-def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
+def _source_links(env: Mapping[str, str]) -> SourceLinks | None:
+    """Inside GitHub Actions, the YAML lines link to the commit being built."""
+    if env.get("GITHUB_ACTIONS") != "true":
+        return None
+    parts = (env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_SHA"))
+    server, repository, sha = parts
+    return SourceLinks(server, repository, sha) if server and repository and sha else None
+
+
+def _write_outputs(plan: OutputPlan, report: GradeReport, model: Report, mode: str) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
         for r in report.regraded
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_markdown(report.summary)
+        contents[plan.summary] = render_markdown(model, mode="all" if mode == "all" else "failures")
+    if plan.report_json is not None:
+        contents[plan.report_json] = report_json_text(model)
     write_text_files(contents)
 
 

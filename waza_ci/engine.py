@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -104,7 +105,9 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
 def run_grading(prepared: PreparedGrading) -> GradeReport:
     """Run the plan and assemble the summary and the regraded files."""
     spec, results_files, plan = prepared.spec, prepared.results_files, prepared.plan
+    started = time.monotonic()
     results = run_plan(plan, prepared.setup)
+    elapsed_ms = round((time.monotonic() - started) * 1000)
     tasks, regraded = _assemble(plan.matches, results_files, results)
     summary = GradeSummary(
         eval_name=spec.name,
@@ -112,6 +115,7 @@ def run_grading(prepared: PreparedGrading) -> GradeReport:
         results_names=tuple(r.name for r in results_files),
         tasks=tasks,
         skipped=plan.skipped,
+        elapsed_ms=elapsed_ms,
     )
     return GradeReport(spec, summary, regraded, spec.warnings)
 

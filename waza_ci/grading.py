@@ -16,6 +16,7 @@ from waza_ci.context import serialize_context
 from waza_ci.errors import InputError, Interrupted, Location
 from waza_ci.privatedir import ContextFileError, create_context_file, verify_and_remove
 from waza_ci.program import (
+    ProgramOutcome,
     cancel_on_signals,
     cancellation_signal,
     cancelled,
@@ -27,7 +28,12 @@ from waza_ci.program import (
 )
 from waza_ci.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
 from waza_ci.scoring import (
+    PROBLEM_CANCELLED,
+    PROBLEM_CLEANUP,
+    PROBLEM_NOT_STARTED,
+    PROBLEM_TIMED_OUT,
     STATUS_ERROR,
+    Diagnosis,
     GraderRef,
     RunGrade,
     SkippedTask,
@@ -43,6 +49,7 @@ WORKSPACE_ENV = "WAZA_WORKSPACE_DIR"
 CONTEXT_ENV = "WAZA_GRADING_CONTEXT"
 
 Progress = Callable[[str], None]
+_CANCELLED = "grading was cancelled"
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,7 @@ class Execution:
     run_index: int
     grader: GraderSpec
     timeout_s: int
+    timeout_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,7 +137,9 @@ def plan_grading(
             Location(str(spec.path)),
         )
     executions = tuple(
-        Execution(match, run_index, grader, spec.timeout_for(grader))
+        Execution(
+            match, run_index, grader, spec.timeout_for(grader), spec.timeout_source_for(grader)
+        )
         for match in matches
         for run_index, run in enumerate(match.saved.runs)
         if not run.errored
@@ -146,7 +156,7 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
     def execute(execution: Execution) -> ExecutionResult:
         if cancelled():  # queued behind a cancellation: no context file, no program
             contexts.release(execution)
-            return _context_failure(execution, "grading was cancelled", {}, 0)
+            return _context_failure(execution, _CANCELLED, {}, 0)
         try:
             result = _execute(execution, contexts.acquire(execution), setup)
         finally:
@@ -240,21 +250,60 @@ def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> Execu
     feedback, details = describe_outcome(
         outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
     )
+    diagnosis = _diagnosis(outcome, execution)
     if context_error is not None:
-        return _context_failure(execution, context_error, details, outcome.duration_ms)
+        return _context_failure(
+            execution, context_error, details, outcome.duration_ms, diagnosis=diagnosis
+        )
     raw = _raw_verdict(grader, outcome.passed, feedback, details, outcome.duration_ms)
     error = feedback if outcome.is_grader_error else None
-    return ExecutionResult(execution, raw, _verdict(raw, error=error))
+    return ExecutionResult(execution, raw, _verdict(raw, error=error, diagnosis=diagnosis))
+
+
+def _diagnosis(outcome: ProgramOutcome, execution: Execution) -> Diagnosis:
+    problem = (
+        PROBLEM_CANCELLED
+        if outcome.cancelled
+        else PROBLEM_NOT_STARTED
+        if not outcome.started
+        else PROBLEM_TIMED_OUT
+        if outcome.timed_out
+        else None
+    )
+    return Diagnosis(
+        exit_error=outcome.exit_error,
+        stdout=outcome.stdout,
+        stderr=outcome.stderr,
+        problem=problem,
+        timeout_s=outcome.timeout_s,
+        timeout_source=execution.timeout_source,
+    )
 
 
 def _context_failure(
-    execution: Execution, message: str, details: dict[str, Any], duration_ms: int
+    execution: Execution,
+    message: str,
+    details: dict[str, Any],
+    duration_ms: int,
+    *,
+    diagnosis: Diagnosis | None = None,
 ) -> ExecutionResult:
     feedback = f"Grading context error: {message}"
     raw = _raw_verdict(
         execution.grader, False, feedback, {**details, "context_error": message}, duration_ms
     )
-    return ExecutionResult(execution, raw, _verdict(raw, error=feedback))
+    cancelled = message == _CANCELLED
+    base = diagnosis or Diagnosis(exit_error=None)
+    problem = PROBLEM_CANCELLED if cancelled else PROBLEM_CLEANUP
+    diagnosis = Diagnosis(
+        exit_error=base.exit_error,
+        stdout=base.stdout,
+        stderr=base.stderr,
+        problem=problem,
+        timeout_s=base.timeout_s,
+        timeout_source=base.timeout_source,
+    )
+    return ExecutionResult(execution, raw, _verdict(raw, error=feedback, diagnosis=diagnosis))
 
 
 def _raw_verdict(
@@ -282,10 +331,13 @@ def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
         passed=saved.passed,
         feedback=saved.feedback,
         regraded=False,
+        duration_ms=saved.duration_ms,
     )
 
 
-def _verdict(raw: Mapping[str, Any], *, error: str | None = None) -> Verdict:
+def _verdict(
+    raw: Mapping[str, Any], *, error: str | None = None, diagnosis: Diagnosis | None = None
+) -> Verdict:
     """The report's view of a verdict this grading produced (`raw` is our own dict)."""
     return Verdict(
         name=str(raw.get("identifier", "")),
@@ -296,6 +348,8 @@ def _verdict(raw: Mapping[str, Any], *, error: str | None = None) -> Verdict:
         feedback=str(raw.get("feedback", "")),
         regraded=True,
         error=error,
+        duration_ms=int(raw.get("duration_ms", 0)),
+        diagnosis=diagnosis,
     )
 
 

@@ -86,3 +86,88 @@ def format_bytes(count: int) -> str:
         if count >= size and count % size == 0:
             return f"{count // size} {unit}"
     return f"{count:,} bytes"
+
+
+# --- terminal text -----------------------------------------------------------------------------
+
+# What a terminal or a log viewer would act on rather than show: C0/C1 controls (ESC starts
+# colour and cursor sequences), DEL, the Unicode line/paragraph separators, and the bidi
+# controls that can make displayed text read differently from what it is.
+_LOG_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_LOG_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def for_log(text: str) -> str:
+    """`text` as one printable line for a terminal or a log: every control visibly escaped.
+
+    `\\n`, `\\r`, `\\t` by name, other C0/C1 controls and ESC as `\\x1b`, separators and bidi
+    controls as `\\u202e`; a backslash itself stays as it is (the output is for reading).
+    Lone surrogates become U+FFFD so the line can always be encoded.
+    """
+    text = _SURROGATE.sub("\ufffd", text)
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in _LOG_NAMED:
+            return _LOG_NAMED[char]
+        code = ord(char)
+        return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+    return _LOG_UNSAFE.sub(escape, text)
+
+
+# --- characters the Checks API refuses ---------------------------------------------------------
+
+_NON_BMP = re.compile(r"[\U00010000-\U0010ffff]")
+
+
+def readable_bmp(text: str) -> str:
+    """Characters outside the Basic Multilingual Plane written as `U+1F600`.
+
+    The Checks API rejects 4-byte UTF-8 in check-run fields; this keeps the text readable
+    (and every other character as it is).
+    """
+    return _NON_BMP.sub(lambda match: f"U+{ord(match.group()):04X}", text)
+
+
+# --- long texts: keep the head and the tail ---------------------------------------------------
+
+HEAD_SHARE = 0.4
+"""The share of a cut text's budget given to its head; the tail (where assertions and the
+last error usually are) gets the rest."""
+
+
+def cut_marker(lines: int, size: int) -> str:
+    return f"… {lines:,} lines cut ({size:,} bytes) …"
+
+
+def head_tail(text: str, max_bytes: int) -> str:
+    """`text` within `max_bytes` UTF-8 bytes: its head and its tail around a cut marker line.
+
+    Cuts fall on line breaks when one is near (within a quarter of either part), else inside
+    the line, never inside a character. The marker says how many lines and bytes were left out.
+    """
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    widest = utf8_len(cut_marker(data.count(b"\n") + 1, len(data))) + 2
+    room = max(max_bytes - widest, 0)
+    head_room = int(room * HEAD_SHARE)
+    tail_room = room - head_room
+    head_end = head_room
+    newline = data.rfind(b"\n", 0, head_room)
+    if newline >= 0 and head_room - newline <= head_room // 4:
+        head_end = newline
+    tail_start = len(data) - tail_room
+    newline = data.find(b"\n", tail_start, len(data))
+    if newline >= 0 and newline - tail_start <= tail_room // 4:
+        tail_start = newline + 1
+    head = data[:head_end].decode("utf-8", "ignore")
+    tail = data[tail_start:].decode("utf-8", "ignore")
+    head_bytes, tail_bytes = utf8_len(head), utf8_len(tail)
+    cut = data[head_bytes : len(data) - tail_bytes]
+    # The line breaks at either end of the cut belong to the kept lines.
+    start = 1 if cut.startswith(b"\n") else 0
+    end = len(cut) - 1 if cut.endswith(b"\n") else len(cut)
+    lines = cut.count(b"\n", start, end) + 1 if end > start else 0
+    return f"{head}\n{cut_marker(lines, len(cut))}\n{tail}"
