@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
@@ -30,6 +30,7 @@ from waza_ci.report.reasons import (
 )
 from waza_ci.scoring import (
     PROBLEM_CLEANUP,
+    PROBLEM_TIMED_OUT,
     STATUS_ERROR,
     STATUS_PASSED,
     GradeSummary,
@@ -323,7 +324,10 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskR
         graders=graders,
         errored_runs=ErroredRuns(
             len(errored),
-            _groups((run.run_number, run.error_msg or "run status was error") for run in errored),
+            _groups(
+                (run.run_number, clean(run.error_msg or "run status was error").strip("\n"))
+                for run in errored
+            ),
         )
         if errored
         else None,
@@ -369,8 +373,11 @@ def _shown_text(verdict: Verdict) -> str:
     diagnosis = verdict.diagnosis
     if verdict.error is not None or diagnosis is None:
         text = verdict.error if verdict.error is not None else verdict.feedback
-        if diagnosis is not None and diagnosis.stderr.strip():
-            text += "\n" + diagnosis.stderr
+        if diagnosis is not None and diagnosis.problem == PROBLEM_TIMED_OUT:
+            text = reason_for(verdict).text  # not "signal: killed", which reads like a crash
+        if diagnosis is not None and (diagnosis.stderr.strip() or diagnosis.stdout.strip()):
+            output = diagnosis.stderr if diagnosis.stderr.strip() else diagnosis.stdout
+            text += "\n" + output
         return clean(text).strip("\n")
     output = diagnosis.stderr if diagnosis.stderr.strip() else diagnosis.stdout
     parts = [clean(output).strip("\n")] if output.strip() else []
@@ -378,11 +385,11 @@ def _shown_text(verdict: Verdict) -> str:
     return "\n".join(parts)
 
 
-def _groups(entries: Any) -> tuple[FeedbackGroup, ...]:
-    """Identical texts merged, keeping the runs; most frequent first, then first seen."""
+def _groups(entries: Iterable[tuple[int, str]]) -> tuple[FeedbackGroup, ...]:
+    """Identical (cleaned) texts merged, keeping the runs; most frequent first, then first seen."""
     runs_by_text: dict[str, list[int]] = {}
     for run_number, text in entries:
-        runs_by_text.setdefault(clean(text).strip("\n"), []).append(run_number)
+        runs_by_text.setdefault(text, []).append(run_number)
     ordered = sorted(runs_by_text.items(), key=lambda item: -len(item[1]))
     return tuple(FeedbackGroup(text, tuple(runs)) for text, runs in ordered)
 

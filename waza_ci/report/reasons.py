@@ -25,10 +25,9 @@ REASON_MAX_CHARS = 240
 # Lines that carry the verdict of a test or script: pytest's `E   …`, Python's
 # `AssertionError: …`/`ValueError: …`, Node's `AssertionError [ERR_ASSERTION]: …`, `FAIL …`,
 # `expected … got …`. The last such line wins, as the last one is usually the cause.
-_TELLING_LINE = re.compile(
-    r"^\s*E\s{2,}|assert|error\b|exception|fail|expected|traceback",
-    re.IGNORECASE,
-)
+_TELLING_LINE = re.compile(r"^\s*E\s{2,}|assert|error\b|exception|expected", re.IGNORECASE)
+_FAILING_LINE = re.compile(r"fail", re.IGNORECASE)
+"""Second choice: `FAIL …`, `1 failed, 12 passed` (a summary says less than an assertion)."""
 _BORING_LINE = re.compile(r"^\s*(traceback \(most recent call last\):|-+|=+|\^+)\s*$", re.I)
 _COMMAND_NOT_FOUND = re.compile(r'^exec: "(?P<name>.*)": executable file not found in \$PATH$')
 _NO_SUCH_DIR = re.compile(r"^chdir (?P<path>.*): no such file or directory$")
@@ -124,14 +123,21 @@ def _failure_hint(line: str) -> str | None:
     return None
 
 
+TELLING_WINDOW = 65_536
+"""Only the end of a long output is searched: the verdict of a test run is printed last, and a
+100 MiB output must not cost seconds per line."""
+
+
 def telling_line(text: str) -> str:
     """The most informative line: the last assertion/error-like line, else the last non-empty."""
-    lines = [line.strip() for line in clean(text).split("\n") if line.strip()]
-    telling = [
-        line for line in lines if _TELLING_LINE.search(line) and not _BORING_LINE.match(line)
-    ]
-    if telling:
-        return telling[-1]
+    window = text[-TELLING_WINDOW:]
+    if len(text) > TELLING_WINDOW:
+        window = window.partition("\n")[2] or window  # from a line start
+    lines = [line.strip() for line in clean(window).split("\n") if line.strip()]
+    for pattern in (_TELLING_LINE, _FAILING_LINE):
+        telling = [line for line in lines if pattern.search(line) and not _BORING_LINE.match(line)]
+        if telling:
+            return telling[-1]
     return lines[-1] if lines else ""
 
 

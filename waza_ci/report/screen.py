@@ -108,17 +108,48 @@ def problem_rows(rows: Sequence[GraderResult], medium: Medium) -> list[list[str]
     ]
 
 
+def errored_rows(tasks: Sequence[TaskResult], medium: Medium) -> list[list[str]]:
+    """Runs that errored in the original `waza run` (not graded), one row per task."""
+    rows = []
+    for task in tasks:
+        if task.errored_runs is None:
+            continue
+        first = task.errored_runs.feedback[0].text if task.errored_runs.feedback else ""
+        rows.append(
+            [
+                f"{ICON_ERROR} errored run",
+                code(task.key, medium, max_chars=NAME_MAX_CHARS),
+                link(code("(the run itself)", medium), task.source.url)
+                + f"<br>{code(str(task.source), medium, max_chars=NAME_MAX_CHARS)}",
+                f"{task.errored_runs.count} / {task.runs_total}",
+                code(first.split("\n")[-1], medium, max_chars=REASON_MAX_CHARS),
+            ]
+        )
+    return rows
+
+
 def failures_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
     """`### Failures` with at most `max_rows` rows, and a line saying how many more."""
-    if not report.problems:
+    errored = [task for task in report.tasks if task.errored_runs is not None]
+    if not report.problems and not errored:
         return []
     rows = report.problems[:max_rows]
+    errored = errored[: max(max_rows - len(rows), 0)]
+    errors = any(row.status == "error" for row in report.problems)
+    failures = any(row.status == "failed" for row in report.problems)
+    heading = (
+        f"### {ICON_ERROR} Grader errors and failures"
+        if errors and failures
+        else f"### {ICON_ERROR} Grader errors"
+        if errors
+        else f"### {ICON_FAILED} Failures"
+    )
     blocks = [
-        f"### {ICON_FAILED} Failures",
+        heading,
         table(
             ["", "Task", "Grader (YAML line)", "Runs failed", "Reason"],
             [":-:", "---", "---", "--:", "---"],
-            problem_rows(rows, medium),
+            problem_rows(rows, medium) + errored_rows(errored, medium),
         ),
     ]
     hidden = len(report.problems) - len(rows)
@@ -225,7 +256,8 @@ def skipped(report: Report, medium: Medium) -> list[str]:
         return []
     items = [
         f"- {code(s.test_id, medium, in_table=False)}"
-        f" in {code(s.results_name, medium, in_table=False)}: {trusted(s.reason)}"
+        f" in {code(s.results_name, medium, in_table=False)}:"
+        f" {code(s.reason, medium, in_table=False)}"
         for s in report.skipped
     ]
     return ["### Skipped tasks", "\n".join(items)]
