@@ -46,7 +46,10 @@ def report_of(summary: GradeSummary) -> Report:
 def to_html(markdown: str) -> str:
     # UNSAFE keeps raw HTML, as GitHub's pipeline does before its sanitiser: what we check is
     # that no HTML of the data's is there to sanitise.
-    return cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    rendered: str = cmarkgfm.github_flavored_markdown_to_html(
+        markdown, options=Options.CMARK_OPT_UNSAFE
+    )
+    return rendered
 
 
 class _Html(HTMLParser):
@@ -158,7 +161,10 @@ def test_golden(case: str, renderer: str) -> None:
 
 
 def test_golden_report_all() -> None:
-    check_golden("failing-all-summary.md", render_markdown(report_of(factories.failing_summary()), mode="all"))
+    check_golden(
+        "failing-all-summary.md",
+        render_markdown(report_of(factories.failing_summary()), mode="all"),
+    )
 
 
 # --- the first screen ----------------------------------------------------------------------------
