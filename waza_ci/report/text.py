@@ -41,9 +41,10 @@ def _safe(text: str, limit: int) -> str:
 def _row(row: GraderResult, colour: bool) -> str:
     status = "error " if row.status == "error" else "failed"
     painted = _paint(status, _YELLOW if row.status == "error" else _RED, colour)
+    kept = "" if row.regraded else " (kept)"
     line = (
         f"  {painted}  {_safe(row.task_key, NAME_MAX_CHARS)}  {_safe(row.grader, NAME_MAX_CHARS)}"
-        f"  {for_log(str(row.source))}  {row.runs_failed}/{row.runs_total}  "
+        f"{kept}  {for_log(str(row.source))}  {row.runs_failed}/{row.runs_total}  "
         f"{_safe(row.reason, REASON_MAX_CHARS)}"
     )
     if row.hint:
@@ -71,9 +72,12 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
         lines.append(f"  … {hidden} more, see {summary_hint}")
     for task in report.tasks:
         if task.errored_runs is not None:
+            groups = task.errored_runs.feedback
+            message = groups[0].text.strip().split("\n")[-1] if groups else ""
             lines.append(
                 f"  {_paint('errored', _YELLOW, colour)}  {_safe(task.key, NAME_MAX_CHARS)}  "
                 f"{task.errored_runs.count} run(s) errored in the original execution (not graded)"
+                f": {_safe(message, REASON_MAX_CHARS)}"
             )
     for skipped in report.skipped:
         lines.append(
