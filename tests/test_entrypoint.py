@@ -77,6 +77,7 @@ class Runner:
             "check-run": "true",
             "job-summary": "true",
             "commit": "",
+            "report": "failures",
         }
         full = {
             "PATH": FAST_PATH,
@@ -164,7 +165,57 @@ def test_demo_posts_its_failure_and_writes_outputs(
     )
     progress = [i for i, line in enumerate(lines) if line.startswith("waza-ci: [")]
     assert len(progress) == 14 and all(opened < i < closed for i in progress)
+    # The report: the first screen in the check run, the details in output.text, the URL in
+    # the log, the failing tasks and the report JSON as outputs.
+    assert "| 2 / 2 | `AssertionError: 2 of 2 entries" in check["output"]["summary"]
+    assert f"/blob/{HEAD_SHA}/examples/demo/tasks/changelog.yaml#L13)" in check["output"]["summary"]
+    assert "no pull request reference: - Added `--dry-run`" in check["output"]["text"]
+    assert f"waza-ci: check run: {check['html_url']}" in lines
+    assert result.outputs["failed-tasks"] == '["write-changelog"]'
+    assert result.outputs["report-json"] == ".waza-ci/report-waza-ci.json"
+    report = json.loads((demo_workspace / result.outputs["report-json"]).read_text())
+    assert report["failed_tasks"] == ["write-changelog"]
+    (annotation,) = check["annotations"]
+    assert annotation["title"] == "entries_link_prs failed on write-changelog (2 of 2 runs)"
+    assert (annotation["path"], annotation["start_line"]) == (
+        "examples/demo/tasks/changelog.yaml",
+        13,
+    )
     assert len(result.summary.encode()) <= 1024 * 1024 + 100
+
+
+def test_report_input_lists_every_task_and_refuses_other_values(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run({**DEMO_INPUTS, "report": "all"})
+    assert result.code == DEMO_EXIT, result.log
+    assert (
+        "### All tasks" in result.summary
+        and "### All tasks" in fake.check_runs[0]["output"]["summary"]
+    )
+    bad = runner.run({**DEMO_INPUTS, "report": "everything"})
+    assert bad.code == 2 and "input `report` must be `failures` or `all`" in bad.stdout
+
+
+def test_emoji_stay_in_the_summary_and_never_reach_the_checks_api(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    script = project.write_grader(
+        "emoji.py", "import sys\nprint('bad result 😀 𠀀', file=sys.stderr)\nsys.exit(1)\n"
+    )
+    project.write_eval(project.program_grader("emoji 🎉", script))
+    project.write_task("t😀")
+    project.write_results(make_results({"t😀": [make_run()]}))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 1, result.log
+    (check,) = fake.check_runs  # the fake refuses 4-byte UTF-8 as GitHub does
+    assert "bad result U+1F600 U+20000" in check["output"]["summary"] + check["output"]["text"]
+    assert check["annotations"][0]["title"] == "emoji U+1F389 failed on tU+1F600 (1 of 1 run)"
+    for request in fake.requests_for("POST") + fake.requests_for("PATCH"):
+        assert not any(ord(char) > 0xFFFF for char in json.dumps(request.body, ensure_ascii=False))
+    assert "bad result 😀 𠀀" in result.summary
 
 
 def test_token_is_masked_and_never_reaches_graders_or_output(
@@ -290,7 +341,9 @@ def test_api_failure_does_not_change_the_verdict(
     result = runner.run(DEMO_INPUTS)
     assert result.code == DEMO_EXIT, result.log
     assert "::warning" in result.stdout and "Validation Failed" in result.stdout
-    assert result.outputs["passed"] == "true"
+    assert result.outputs["passed"] == "false"
+    assert result.outputs["failed-tasks"] == '["write-changelog"]'
+    assert result.outputs["check-run-url"] == ""
 
 
 def test_a_server_error_is_retried_without_a_second_check_run(
