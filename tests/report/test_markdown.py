@@ -379,3 +379,23 @@ def test_html_entities_in_output_stay_as_written() -> None:
     (block,) = parse(markdown).blocks
     assert block.startswith("a &amp; b &lt;x&gt;")
     assert html.unescape("&amp;") == "&"  # the parser decoded the HTML once, as a browser does
+
+
+def test_report_all_on_thousands_of_tasks_stays_within_the_limits() -> None:
+    report = report_of(factories.huge_summary(tasks=1_000))
+    markdown = render_markdown(report, mode="all")
+    assert utf8_len(markdown) <= JOB_SUMMARY_LIMIT
+    assert "_… 1,700 more rows in the report JSON._" in markdown or re.search(
+        r"_… [\d,]+ more rows in the report JSON\._", markdown
+    )
+    assert "### Details" in markdown  # the listing does not crowd out the details
+    assert utf8_len(render_check_summary(report, mode="all")) <= CHECK_SUMMARY_LIMIT
+
+
+def test_a_first_screen_too_big_for_the_limit_is_cut_and_closed() -> None:
+    markdown = render_check_summary(
+        report_of(factories.huge_summary(tasks=200)), limit_bytes=MIN_LIMIT
+    )
+    assert utf8_len(markdown) <= MIN_LIMIT
+    assert "**Trimmed to fit 4 KiB**: the end of this screen is left out." in markdown
+    assert markdown.count("<details>") == markdown.count("</details>")

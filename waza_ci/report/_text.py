@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import re
 
-ZWJ = "\u200d"
-"""Zero-width joiner: put after `@` it keeps `@name` from matching GitHub's mention syntax."""
-
 ELLIPSIS = "…"
 
 # Terminal colour/cursor sequences (CSI): graders often print them; they are noise in a report.
@@ -39,27 +36,11 @@ def one_line(text: str) -> str:
     return _WHITESPACE_RUN.sub(" ", clean(text)).strip()
 
 
-def neutralise_mentions(text: str) -> str:
-    """Insert a zero-width joiner after every `@`, so no `@user`/`@org/team` can ping anyone.
-
-    An HTML entity such as `&#64;` would not do: GitHub finds mentions in the rendered text,
-    where entities are already decoded.
-    """
-    return text.replace("@", "@" + ZWJ)
-
 
 def utf8_len(text: str) -> int:
     """The length of `text` in UTF-8 bytes: the unit GitHub's size limits are counted in."""
     return len(text.encode("utf-8"))
 
-
-def cut_utf8(text: str, max_bytes: int) -> str:
-    """The longest prefix of `text` within `max_bytes` UTF-8 bytes, never splitting a character."""
-    data = text.encode("utf-8")
-    if len(data) <= max_bytes:
-        return text
-    # Dropping the incomplete tail sequence is exactly "cut at the last whole character".
-    return data[: max(max_bytes, 0)].decode("utf-8", "ignore")
 
 
 def shorten(text: str, max_chars: int) -> str:

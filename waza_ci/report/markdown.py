@@ -65,17 +65,18 @@ def _trim_note(limit: int, what: str, cut: int, dropped: int) -> str:
 _WIDEST_NOTE_COUNT = 10**9
 
 
-def _fit_first_screen(blocks: list[str], limit: int) -> list[str]:
-    """The first screen alone too big (tens of thousands of names): cut whole lines from the
-    end, closing a `<details>` left open, with a note."""
-    if _size(blocks) <= limit:
+def _fit_first_screen(blocks: list[str], budget: int, limit: int) -> list[str]:
+    """The first screen alone over `budget` (a tiny limit, very long names): the verdict line,
+    a note, then whole lines up to the budget, closing a `<details>` left open."""
+    if _size(blocks) <= budget:
         return blocks
-    lines = _join(blocks).rstrip("\n").split("\n")
+    verdict, rest = blocks[0], blocks[1:]
+    lines = _join(rest).rstrip("\n").split("\n")
     note = (
         f"> {ICON_ERROR} **Trimmed to fit {format_bytes(limit)}**: the end of this"
         " screen is left out."
     )
-    budget = limit - utf8_len(note) - 2 - len("</details>") - 2
+    budget -= utf8_len(verdict) + 2 + utf8_len(note) + 2 + len("</details>") + 2
     kept: list[str] = []
     used = 0
     for line in lines:
@@ -87,7 +88,7 @@ def _fit_first_screen(blocks: list[str], limit: int) -> list[str]:
         1 for line in kept if line == "</details>"
     )
     tail = ["", "</details>"] if opened > 0 else []
-    return [note, "\n".join(kept + tail)]
+    return [verdict, note, "\n".join(kept + tail)]
 
 
 def render_markdown(
@@ -154,7 +155,7 @@ def _document(
     head = [_heading(report, medium)] if heading else []
     widest = _trim_note(limit_bytes, what, _WIDEST_NOTE_COUNT, _WIDEST_NOTE_COUNT)
     screen = first_screen(report, medium, max_rows=rows, mode=mode)
-    screen = _fit_first_screen(screen, limit_bytes - _size([*head, widest]) - 2)
+    screen = _fit_first_screen(screen, limit_bytes - _size([*head, widest]) - 2, limit_bytes)
     if not details or not (report.problems or any(t.errored_runs for t in report.tasks)):
         return _join([*head, *screen])
     detail_heading = ["### Details"]

@@ -203,9 +203,13 @@ def passing_compact(report: Report, medium: Medium) -> list[str]:
     return [line]
 
 
+ALL_TASKS_ROWS = 300
+"""Rows of the `report: all` table; the report JSON lists every one."""
+
+
 def all_tasks_table(report: Report, medium: Medium) -> list[str]:
     """Every task and grader with status, runs and time (the `report: all` listing)."""
-    rows = []
+    rows: list[list[str]] = []
     icons = {"passed": ICON_PASSED, "failed": ICON_FAILED, "error": ICON_ERROR}
     for task in report.tasks:
         for row in task.graders:
@@ -220,13 +224,19 @@ def all_tasks_table(report: Report, medium: Medium) -> list[str]:
             )
     if not rows:
         return []
+    more = (
+        [f"_… {len(rows) - ALL_TASKS_ROWS} more rows in the report JSON._"]
+        if len(rows) > ALL_TASKS_ROWS
+        else []
+    )
     return [
         "### All tasks",
         table(
             ["", "Task", "Grader", "Runs passed", "Time"],
             [":-:", "---", "---", "--:", "--:"],
-            rows,
+            rows[:ALL_TASKS_ROWS],
         ),
+        *more,
         "Task scores: "
         + ", ".join(f"{_task_label(t, medium)} {format_score(t.score)}" for t in report.tasks),
     ]
