@@ -477,6 +477,8 @@ def test_waza_yaml_program_timeout_applies(project: Project, grade_project: Any)
     result = grade_project()
     assert result.code == 3
     assert time.monotonic() - started < 15
+    where = project.root.resolve() / ".waza.yaml"
+    assert f"timed out after 1 s (limit from graders.programTimeout in {where})" in result.stderr
 
 
 def test_huge_output_is_capped_and_said_so(project: Project, grade_project: Any) -> None:

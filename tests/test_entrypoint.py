@@ -484,7 +484,10 @@ def test_grader_error_exits_3_and_fails_the_check(
     (check,) = fake.check_runs
     assert check["conclusion"] == "failure"
     assert result.outputs["grader-errors"] == "1"
-    assert "error" in check["annotations"][0]["title"].lower()
+    assert check["annotations"][0]["title"] == "gone grader error on t1 (1 of 1 run)"
+    summary = check["output"]["summary"]
+    assert "⚠️ **error**" in summary and "`command not found: no-such-binary-x`" in summary
+    assert "**What to do:** install it in the job" in summary
 
 
 def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(

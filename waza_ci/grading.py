@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from waza_ci.context import serialize_context
@@ -292,17 +292,8 @@ def _context_failure(
     raw = _raw_verdict(
         execution.grader, False, feedback, {**details, "context_error": message}, duration_ms
     )
-    cancelled = message == _CANCELLED
-    base = diagnosis or Diagnosis(exit_error=None)
-    problem = PROBLEM_CANCELLED if cancelled else PROBLEM_CLEANUP
-    diagnosis = Diagnosis(
-        exit_error=base.exit_error,
-        stdout=base.stdout,
-        stderr=base.stderr,
-        problem=problem,
-        timeout_s=base.timeout_s,
-        timeout_source=base.timeout_source,
-    )
+    problem = PROBLEM_CANCELLED if message == _CANCELLED else PROBLEM_CLEANUP
+    diagnosis = replace(diagnosis or Diagnosis(exit_error=None), problem=problem)
     return ExecutionResult(execution, raw, _verdict(raw, error=feedback, diagnosis=diagnosis))
 
 

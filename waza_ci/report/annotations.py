@@ -22,6 +22,7 @@ from waza_ci.report.model import (
     GlobalFailure,
     GraderResult,
     Report,
+    Source,
     TaskResult,
     repo_relative_path,
 )
@@ -76,19 +77,23 @@ def _reason_lines(reason: str, hint: str | None) -> list[str]:
     return lines
 
 
+def _failure(source: Source, title: str, message: list[str]) -> Annotation:
+    return Annotation(
+        path=source.path,
+        line=source.line,
+        level="failure",
+        title=_title(title),
+        message=_message("\n".join(message)),
+    )
+
+
 def _row_annotation(row: GraderResult) -> Annotation:
     runs = f"{row.runs_failed} of {plural(row.runs_total, 'run')}"
     verb = "grader error" if row.status == "error" else "failed"
     kept = " (kept verdict)" if not row.regraded else ""
     title = f"{_name(row.grader)} {verb} on {_name(row.task_key)} ({runs}){kept}"
     message = [*_reason_lines(row.reason, row.hint), *_groups(row.feedback)]
-    return Annotation(
-        path=row.source.path,
-        line=row.source.line,
-        level="failure",
-        title=_title(title),
-        message=_message("\n".join(message)),
-    )
+    return _failure(row.source, title, message)
 
 
 def _global_annotation(failure: GlobalFailure) -> Annotation:
@@ -104,13 +109,7 @@ def _global_annotation(failure: GlobalFailure) -> Annotation:
         f"The grader did not pass on any of the {plural(len(tasks), 'task')} it ran on:",
         *listed,
     ]
-    return Annotation(
-        path=failure.source.path,
-        line=failure.source.line,
-        level="failure",
-        title=_title(title),
-        message=_message("\n".join(message)),
-    )
+    return _failure(failure.source, title, message)
 
 
 def _errored_annotation(task: TaskResult) -> Annotation:
@@ -122,13 +121,7 @@ def _errored_annotation(task: TaskResult) -> Annotation:
         " and were not graded.",
         *_groups(task.errored_runs.feedback),
     ]
-    return Annotation(
-        path=task.source.path,
-        line=task.source.line,
-        level="failure",
-        title=_title(title),
-        message=_message("\n".join(message)),
-    )
+    return _failure(task.source, title, message)
 
 
 def build_annotations(report: Report) -> list[Annotation]:
