@@ -184,6 +184,20 @@ def test_demo_posts_its_failure_and_writes_outputs(
     assert len(result.summary.encode()) <= 1024 * 1024 + 100
 
 
+def test_a_wrong_working_directory_is_one_banner_with_the_fix(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run({**DEMO_INPUTS, "working-directory": "."})  # graders/… not found
+    assert result.code == 1, result.log
+    summary = fake.check_runs[0]["output"]["summary"]
+    assert "**⚠️ Every grader execution (14) failed the same way:**" in summary
+    assert "can't open file" in summary
+    assert "**Likely fix:** the grader's paths are resolved from working-directory" in summary
+    assert "Every grader execution (14) failed the same way" in result.summary
+    assert "every grader execution (14) failed the same way" in result.stdout
+
+
 def test_report_input_lists_every_task_and_refuses_other_values(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
