@@ -36,11 +36,9 @@ def one_line(text: str) -> str:
     return _WHITESPACE_RUN.sub(" ", clean(text)).strip()
 
 
-
 def utf8_len(text: str) -> int:
     """The length of `text` in UTF-8 bytes: the unit GitHub's size limits are counted in."""
     return len(text.encode("utf-8"))
-
 
 
 def shorten(text: str, max_chars: int) -> str:
