@@ -256,7 +256,8 @@ def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO
     with commands.stop_commands():
         for warning in report.warnings:
             stdout.write(f"waza-ci: warning: {warning}\n")
-        stdout.write(render_text(build_report(report.summary, repo_root=os.getcwd())))
+        model = build_report(report.summary, repo_root=os.getcwd())
+        stdout.write(render_text(model, summary_hint="the job summary"))
     return report
 
 
