@@ -45,7 +45,7 @@ def test_malformed_waza_yaml_falls_back_with_a_warning(tmp_path: Path) -> None:
     (tmp_path / ".waza.yaml").write_text("graders: [\n")
     timeout, warnings = find_program_timeout(tmp_path)
     assert timeout == 30
-    assert len(warnings) == 1 and ".waza.yaml" in warnings[0]
+    assert len(warnings) == 1 and ".waza.yaml" in str(warnings[0])
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,13 @@ from __future__ import annotations
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import Project
+from tests.action_process import run_action
+from tests.conftest import Project, make_results, make_run
+from tests.runner_files import parse_command
 from waza_ci.errors import InputError
 from waza_ci.spec import find_program_timeout, load_eval
 
@@ -188,7 +191,7 @@ def test_an_unknown_waza_yaml_key_falls_back_to_every_default(tmp_path: Path) ->
     config.write_text("graders:\n  programTimeout: 45\n  programTimout: 5\n")
     timeout, warnings = find_program_timeout(tmp_path)
     assert timeout == 30
-    (warning,) = warnings
+    warning = str(*warnings)
     assert warning.startswith(f"{config}:3: ")
     assert "unknown key `graders.programTimout`" in warning and "30 s" in warning
     assert "\n" not in warning
@@ -196,16 +199,16 @@ def test_an_unknown_waza_yaml_key_falls_back_to_every_default(tmp_path: Path) ->
 
 def test_an_unknown_top_level_waza_yaml_key_also_falls_back(tmp_path: Path) -> None:
     (tmp_path / ".waza.yaml").write_text("graders:\n  programTimeout: 45\nextra: 1\n")
-    timeout, (warning,) = find_program_timeout(tmp_path)
-    assert timeout == 30 and "unknown key `extra`" in warning
+    timeout, warnings = find_program_timeout(tmp_path)
+    assert timeout == 30 and "unknown key `extra`" in str(*warnings)
 
 
 def test_a_wrongly_typed_waza_yaml_value_falls_back(tmp_path: Path) -> None:
     (tmp_path / ".waza.yaml").write_text(
         "defaults:\n  parallel: 7\ngraders:\n  programTimeout: 45\n"
     )
-    timeout, (warning,) = find_program_timeout(tmp_path)
-    assert timeout == 30 and "`defaults.parallel` must be true or false" in warning
+    timeout, warnings = find_program_timeout(tmp_path)
+    assert timeout == 30 and "`defaults.parallel` must be true or false" in str(*warnings)
 
 
 def test_a_full_valid_waza_yaml_is_honoured(tmp_path: Path) -> None:
@@ -224,3 +227,32 @@ def test_a_full_valid_waza_yaml_is_honoured(tmp_path: Path) -> None:
 def test_an_empty_waza_yaml_means_defaults_without_a_warning(tmp_path: Path) -> None:
     (tmp_path / ".waza.yaml").write_text("# nothing yet\n")
     assert find_program_timeout(tmp_path) == (30, [])
+
+
+def test_the_cli_warns_in_one_line_naming_the_file_and_key(
+    project: Project, grade_project: Any
+) -> None:
+    (project.root / ".waza.yaml").write_text("graders:\n  programTimeout: 45\n  colour: red\n")
+    project.write_eval("")
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project()
+    assert result.code == 0, result.stderr
+    (warning,) = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert warning.startswith(f"waza-ci: warning: {project.root / '.waza.yaml'}:3: ")
+    assert "unknown key `graders.colour`" in warning
+
+
+def test_the_action_warns_with_a_workflow_annotation_on_the_key(
+    project: Project, tmp_path: Path
+) -> None:
+    (project.root / ".waza.yaml").write_text("graders:\n  programTimeout: 45\n  colour: red\n")
+    project.write_eval("")
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = run_action(tmp_path, project.root, {"eval": "eval.yaml", "results": "results.json"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    (warning,) = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    name, properties, message = parse_command(warning)
+    assert (name, properties["file"], properties["line"]) == ("warning", ".waza.yaml", "3")
+    assert "unknown key `graders.colour`" in message and "30 s" in message

@@ -36,7 +36,7 @@ from waza_ci.scoring import (
     build_digest,
     build_test_stats,
 )
-from waza_ci.spec import EvalSpec, load_eval
+from waza_ci.spec import EvalSpec, LoadWarning, load_eval
 from waza_ci.usage import aggregate_usage, run_usages
 
 
@@ -70,7 +70,7 @@ class GradeReport:
     spec: EvalSpec
     summary: GradeSummary
     regraded: tuple[RegradedFile, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[LoadWarning, ...]
 
 
 @dataclass(frozen=True)

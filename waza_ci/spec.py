@@ -40,6 +40,17 @@ _SCALAR_TAGS = frozenset(
 
 
 @dataclass(frozen=True)
+class LoadWarning:
+    """Something wrong but not fatal in the spec or project config, and where it is."""
+
+    message: str
+    location: Location | None = None
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}" if self.location else self.message
+
+
+@dataclass(frozen=True)
 class ProgramConfig:
     """A program grader's `config`: what to execute and for how long at most."""
 
@@ -82,7 +93,7 @@ class EvalSpec:
     name: str
     tasks: tuple[TaskSpec, ...]
     program_timeout_s: int = DEFAULT_PROGRAM_TIMEOUT_S
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[LoadWarning, ...] = field(default=())
 
     def timeout_for(self, grader: GraderSpec) -> int:
         """`config.timeout` → `.waza.yaml graders.programTimeout` → 30 s."""
@@ -95,7 +106,7 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     root = _load_yaml(eval_path, what="eval spec", shape=EVAL_SPEC)
     _check_schema_version(eval_path, _child(root, "schemaVersion"))
     global_graders = _load_graders(eval_path, root, task_level=False)
-    warnings: list[str] = []
+    warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
     seen: dict[str, Location] = {}
     for task_path in _task_files(eval_path, root, warnings):
@@ -120,7 +131,7 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     )
 
 
-def find_program_timeout(working_directory: Path) -> tuple[int, list[str]]:
+def find_program_timeout(working_directory: Path) -> tuple[int, list[LoadWarning]]:
     """`graders.programTimeout` of the nearest `.waza.yaml`, walking up as waza does: the
     first one that exists decides, even when it cannot be loaded."""
     directory = working_directory.resolve()
@@ -134,29 +145,28 @@ def find_program_timeout(working_directory: Path) -> tuple[int, list[str]]:
     return DEFAULT_PROGRAM_TIMEOUT_S, []
 
 
-def _read_program_timeout(path: Path) -> tuple[int, list[str]]:
+def _read_program_timeout(path: Path) -> tuple[int, list[LoadWarning]]:
     """waza decodes `.waza.yaml` strictly (unknown keys and wrong types fail) and, when it
     fails, uses every default, the 30 s program timeout included; so does this, but it says
     so in one warning that names the file, the line and the problem."""
     try:
         root = _load_optional_yaml(path, what="project config", shape=PROJECT_CONFIG)
     except InputError as err:
-        return DEFAULT_PROGRAM_TIMEOUT_S, [
-            f"{err}; ignored, using waza's defaults ({DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
-        ]
+        fallback = (
+            f"; ignored, using waza's defaults ({DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
+        )
+        return DEFAULT_PROGRAM_TIMEOUT_S, [LoadWarning(err.message + fallback, err.location)]
     timeout_node = _child(_child(root, "graders") or root, "programTimeout") if root else None
     if timeout_node is None or _is_null(timeout_node):
         return DEFAULT_PROGRAM_TIMEOUT_S, []
     timeout = int(_construct(path, timeout_node))  # an int (or integral float), per the shape
     if timeout < 1:
-        return DEFAULT_PROGRAM_TIMEOUT_S, [
-            f"{_at(path, timeout_node)}: graders.programTimeout must be >= 1; "
-            f"using {DEFAULT_PROGRAM_TIMEOUT_S} s"
-        ]
+        problem = f"graders.programTimeout must be >= 1; using {DEFAULT_PROGRAM_TIMEOUT_S} s"
+        return DEFAULT_PROGRAM_TIMEOUT_S, [LoadWarning(problem, _at(path, timeout_node))]
     return timeout, []
 
 
-def _task_files(eval_path: Path, root: yaml.Node, warnings: list[str]) -> Iterator[Path]:
+def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -> Iterator[Path]:
     entries = _child(root, "tasks")
     if entries is None:
         return
@@ -173,7 +183,9 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[str]) -> Iterat
             if Path(m).is_file()
         ]
         if not matches:
-            warnings.append(f"{_at(eval_path, entry)}: tasks glob {entry.value!r} matched no file")
+            warnings.append(
+                LoadWarning(f"tasks glob {entry.value!r} matched no file", _at(eval_path, entry))
+            )
         for match in matches:
             if match.resolve() not in seen:  # two globs naming one file load it once
                 seen.add(match.resolve())
