@@ -17,7 +17,9 @@ ALLOWED: dict[str, set[str]] = {
     "program": set(),
     "scoring": {"errors"},
     "grading": {"errors", "spec", "results", "context", "privatedir", "program", "scoring"},
-    "engine": {"errors", "spec", "results", "grading", "scoring"},
+    "shard": {"errors", "spec", "results", "grading", "scoring"},
+    "merge": {"errors", "results", "scoring", "shard"},
+    "engine": {"errors", "spec", "results", "grading", "scoring", "shard", "merge"},
     "outputs": {"errors"},
     "report.text": {"scoring"},
     "report.markdown": {"scoring", "errors", "report._text"},
@@ -27,6 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "github.checks": {"report.annotations"},
     "cli": {
         "engine",
+        "shard",
         "errors",
         "grading",
         "outputs",
