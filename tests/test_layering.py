@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "action": {
         "engine",
+        "shard",
         "errors",
         "grading",
         "outputs",

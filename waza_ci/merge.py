@@ -51,6 +51,12 @@ class _GraderModel(_Model):
     location: _LocationModel
 
 
+class _ErrorModel(_Model):
+    run: int
+    grader: str
+    error: str
+
+
 class _TaskModel(_Model):
     test_id: str
     position: int
@@ -59,7 +65,7 @@ class _TaskModel(_Model):
     location: _LocationModel | None
     graders: list[_GraderModel]
     program_graders: list[str]
-    errors: list[tuple[int, str, str]]
+    errors: list[_ErrorModel]
 
 
 class _ShardModel(_Model):
@@ -273,7 +279,7 @@ def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade
     name = partial.section.results_name
     saved = partial.file.model.tasks[entry.index]
     program = set(entry.program_graders)
-    errors = {(run_index, grader): text for run_index, grader, text in entry.errors}
+    errors = {(e.run, e.grader): e.error for e in entry.errors}
     return TaskGrade(
         key=f"{name}:{entry.test_id}" if several else entry.test_id,
         results_name=name,

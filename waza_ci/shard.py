@@ -230,7 +230,7 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
         ],
         "program_graders": [grader.name for grader in match.task.program_graders],
         "errors": [
-            [run_index, verdict.name, verdict.error]
+            {"run": run_index, "grader": verdict.name, "error": verdict.error}
             for run_index, run in enumerate(task.runs)
             for verdict in run.verdicts
             if verdict.error is not None
