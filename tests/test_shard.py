@@ -112,10 +112,10 @@ def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count:
     assert merged.code == whole.code, merged.stderr
     assert merged.stdout == whole.stdout
     assert merged.stderr == whole.stderr
-    read = lambda name: (suite.root / name).read_text(encoding="utf-8")  # noqa: E731
-    assert read("m.md") == read("whole.md")
-    assert without_measured_durations(read("m.json")) == without_measured_durations(
-        read("whole.json")
+    root = suite.root
+    assert (root / "m.md").read_text() == (root / "whole.md").read_text()
+    assert without_measured_durations((root / "m.json").read_text()) == (
+        without_measured_durations((root / "whole.json").read_text())
     )
     # Each partial is a waza results file naming its shard and only its own tasks.
     graded = [json.loads(p.read_text())["waza_ci"] for p in partials]
