@@ -60,6 +60,10 @@ def results_doc(task_ids: list[str], eval_id: str = "run-1") -> dict[str, Any]:
 
 @pytest.fixture
 def suite(project: Project) -> Project:
+    return build_suite(project)
+
+
+def build_suite(project: Project) -> Project:
     project.write_eval(graders_yaml(("ok", "true", []), ("say", "echo", ["said <b>@here</b>"])))
     for task_id in TASKS:
         extra: list[tuple[str, str, list[str]]] = []
