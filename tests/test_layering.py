@@ -21,7 +21,9 @@ ALLOWED: dict[str, set[str]] = {
     "usage": set(),
     "scoring": {"errors", "statistics"},
     "grading": {"errors", "spec", "results", "context", "privatedir", "program", "scoring"},
-    "engine": {"errors", "spec", "results", "grading", "scoring", "usage"},
+    "shard": {"errors", "spec", "results", "grading", "scoring"},
+    "merge": {"errors", "results", "scoring", "shard", "spec"},
+    "engine": {"errors", "spec", "results", "grading", "scoring", "usage", "shard", "merge"},
     "outputs": {"errors"},
     "report.text": {"scoring"},
     "report.markdown": {"scoring", "errors", "report._text"},
@@ -31,6 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "github.checks": {"report.annotations"},
     "cli": {
         "engine",
+        "shard",
         "errors",
         "grading",
         "outputs",
@@ -41,6 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "action": {
         "engine",
+        "shard",
         "errors",
         "grading",
         "outputs",
