@@ -24,7 +24,8 @@ ALLOWED: dict[str, set[str]] = {
     "report._text": {"scoring", "errors"},
     "report.annotations": {"scoring", "errors", "report._text"},
     "github.runner": {"errors"},
-    "github.checks": {"report.annotations"},
+    "github.http": set(),
+    "github.checks": {"report.annotations", "github.http"},
     "cli": {
         "engine",
         "errors",
@@ -46,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "results",
         "scoring",
         "github.checks",
+        "github.http",
         "github.runner",
     },
     "__main__": {"cli"},
