@@ -45,6 +45,7 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
+from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
 from waza_ci.report.text import render_text
@@ -201,7 +202,7 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
 
 def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
     def progress(line: str) -> None:
-        stdout.write(f"waza-ci: {line}\n")
+        stdout.write(f"waza-ci: {for_log(line)}\n")
         stdout.flush()
 
     return GradeRequest(
@@ -224,7 +225,7 @@ def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO
         report = run_grading(prepared)
     with commands.stop_commands():
         for warning in report.warnings:
-            stdout.write(f"waza-ci: warning: {warning}\n")
+            stdout.write(f"waza-ci: warning: {for_log(warning)}\n")
         stdout.write(render_text(report.summary))
     return report
 
@@ -292,7 +293,7 @@ def _publish(
             runner.api_url,
             settings.token,
             deadline_s=settings.api_timeout_s,
-            notify=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
+            notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
         )
         with CheckRunClient(http, runner.repository) as client:
             return client.publish(request)
