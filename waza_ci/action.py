@@ -23,6 +23,7 @@ from waza_ci.engine import (
     GradeReport,
     GradeRequest,
     PreparedGrading,
+    merge_grading,
     prepare_grading,
     run_grading,
 )
@@ -34,8 +35,8 @@ from waza_ci.github.checks import (
     CheckRunResult,
     ChecksUnavailable,
     Conclusion,
-    GitHubError,
 )
+from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import (
     RunnerEnv,
     WorkflowCommands,
@@ -59,6 +60,7 @@ from waza_ci.report.screen import ListMode
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_results
 from waza_ci.scoring import FailOn, GradeSummary
+from waza_ci.shard import Shard, parse_shard
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -78,7 +80,12 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "job-summary": "true",
     "commit": "",
     "report": "failures",
+    "mode": "grade",
+    "shard": "",
+    "shard-weights": "",
+    "api-timeout": "60",
 }
+MODES = ("grade", "merge")
 REPORT_MODES: tuple[ListMode, ...] = ("failures", "all")
 REPORT_JSON_DIR = ".waza-ci"
 """Where the report JSON goes, relative to the workspace: the only folder a Docker action
@@ -101,8 +108,13 @@ class ActionSettings:
     check_run: bool
     job_summary: bool
     commit: str | None
+    api_timeout_s: float = 60.0
     token: str | None = field(default=None, repr=False)
     report: ListMode = "failures"
+    merge: bool = False
+    """`mode: merge`: `results` are the partial files of a sharded grading."""
+    shard: Shard | None = None
+    shard_weights: tuple[Path, ...] = ()
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -110,10 +122,18 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         return input_value(env, name) or INPUT_DEFAULTS.get(name, "")
 
     results = tuple(line.strip() for line in get("results").splitlines() if line.strip())
-    if not get("eval"):
+    if get("mode") not in MODES:
+        raise InputError(f"input `mode` must be `grade` or `merge`, not {get('mode')!r}")
+    merge = get("mode") == "merge"
+    if not get("eval") and not merge:
         raise InputError("input `eval` is required: the path to the eval spec (eval.yaml)")
     if not results:
         raise InputError("input `results` is required: results files or globs, one per line")
+    if merge and get("shard"):
+        raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
+    weights = tuple(
+        Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
+    )
     return ActionSettings(
         eval_path=Path(get("eval")),
         results=results,
@@ -127,8 +147,12 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         check_run=_boolean("check-run", get("check-run")),
         job_summary=_boolean("job-summary", get("job-summary")),
         commit=get("commit") or None,
+        api_timeout_s=_seconds("api-timeout", get("api-timeout")),
         token=input_value(env, "github-token"),
         report=_report_mode(get("report")),
+        merge=merge,
+        shard=parse_shard(get("shard"), "input `shard`") if get("shard") else None,
+        shard_weights=weights,
     )
 
 
@@ -156,6 +180,13 @@ def _jobs(value: str) -> int | None:
     return int(value)
 
 
+def _seconds(name: str, value: str) -> float:
+    # Plain decimal seconds only: "inf", "nan" or "1e9" would make the deadline meaningless.
+    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,3})?", value) or float(value) <= 0:
+        raise InputError(f"input `{name}` must be a number of seconds above 0, not {value!r}")
+    return float(value)
+
+
 def _choice(name: str, value: str, choices: type[FailOn]) -> FailOn:
     try:
         return choices(value)
@@ -175,18 +206,13 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         runner = RunnerEnv.from_mapping(env)
         head_sha = (
             resolve_head_sha(runner, settings.commit)
-            if settings.check_run and runner.in_actions
+            # A shard's verdict is partial: only the merge job posts the check run.
+            if settings.check_run and settings.shard is None and runner.in_actions
             else None
         )
-        prepared = prepare_grading(_request(settings, env, stdout))
-        plan = plan_outputs(
-            settings.output,
-            None,
-            [r.name for r in prepared.results_files],
-            [r.path for r in prepared.results_files],
+        report, plan = _report(
+            settings, env, commands, stdout, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd()
         )
-        with cancel_on_signals():  # a cancelled job still removes every context directory
-            report = _grade(prepared, commands, stdout)
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
@@ -232,7 +258,7 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
 
 def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
     def progress(line: str) -> None:
-        stdout.write(f"waza-ci: {line}\n")
+        stdout.write(f"waza-ci: {for_log(line)}\n")
         stdout.flush()
 
     return GradeRequest(
@@ -245,20 +271,62 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
         grader_env=grader_environment(env),
         temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
         progress=progress,
+        shard=settings.shard,
+        shard_weights=settings.shard_weights,
     )
 
 
-def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO) -> GradeReport:
+def _report(
+    settings: ActionSettings,
+    env: Mapping[str, str],
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    *,
+    repo_root: str,
+) -> tuple[GradeReport, OutputPlan]:
+    """Grade (all tasks, or one shard's) or merge the shards' partials; output paths are
+    checked before any grader runs."""
+    if settings.merge:
+        report, partials = merge_grading(settings.results)
+        names = [r.source.name for r in report.regraded]
+        plan = plan_outputs(settings.output, None, names, partials)
+        _print_verdict(report, commands, stdout, repo_root=repo_root)
+        return report, plan
+    prepared = prepare_grading(_request(settings, env, stdout))
+    plan = plan_outputs(
+        settings.output,
+        None,
+        [r.name for r in prepared.results_files],
+        [r.path for r in prepared.results_files],
+    )
+    with cancel_on_signals():  # a cancelled job still removes every context directory
+        return _grade(prepared, commands, stdout, repo_root=repo_root), plan
+
+
+def _grade(
+    prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
         report = run_grading(prepared)
-    with commands.stop_commands():
-        for warning in report.warnings:
-            stdout.write(f"waza-ci: warning: {warning}\n")
-        model = build_report(report.summary, repo_root=os.getcwd())
-        stdout.write(render_text(model, summary_hint="the job summary"))
+    _print_verdict(report, commands, stdout, repo_root=repo_root)
     return report
+
+
+def _print_verdict(
+    report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> None:
+    for warning in report.warnings:  # an annotation on the file and line it is about
+        where = warning.location
+        commands.warning(
+            f"waza-ci: {warning.message}",
+            file=repo_relative_path(where.file, repo_root) if where else None,
+            line=where.line if where else None,
+        )
+    with commands.stop_commands():
+        model = build_report(report.summary, repo_root=repo_root)
+        stdout.write(render_text(model, summary_hint="the job summary"))
 
 
 def _write_report_json(report: Report, env: Mapping[str, str], commands: WorkflowCommands) -> str:
@@ -336,31 +404,33 @@ def _publish(
         details_url=_run_url(runner),
     )
     try:
-        with CheckRunClient(
+        # One session, one deadline (`api-timeout`) for all of the step's GitHub work.
+        http = GitHubHttp(
             runner.api_url,
-            runner.repository,
             settings.token,
-            notify=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
-        ) as client:
+            deadline_s=settings.api_timeout_s,
+            notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
+        )
+        with CheckRunClient(http, runner.repository) as client:
             return client.publish(request)
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
-    except GitHubError as err:
-        if err.check_run_id is None:
+    except GitHubError as err:  # DeadlineExceeded included: one warning, the verdict stands
+        if err.resource_id is None:
             commands.warning(f"the check run could not be posted: {err}")
         else:
             # The run exists with part of its annotations: say so, point at it, and put
             # only the annotations it is missing into the log.
             commands.warning(
-                f"check run {err.check_run_id} was posted, but only {err.annotations_sent} of "
+                f"check run {err.resource_id} was posted, but only {err.items_sent} of "
                 f"{len(annotations)} annotations reached it: {err}"
             )
-            _log_annotations(commands, annotations[err.annotations_sent :])
+            _log_annotations(commands, annotations[err.items_sent :])
             return CheckRunResult(
-                id=err.check_run_id,
-                html_url=err.html_url or "",
+                id=err.resource_id,
+                html_url=err.resource_url or "",
                 requests_made=0,
-                annotations_sent=err.annotations_sent,
+                annotations_sent=err.items_sent,
             )
     except ValueError as err:  # a malformed GITHUB_REPOSITORY or API URL
         commands.warning(f"the check run could not be posted: {err}")

@@ -23,7 +23,9 @@ from waza_ci.program import (
     child_pids,
     describe_outcome,
     enable_orphan_adoption,
+    go_trim_space,
     kill_orphans,
+    outcome_notes,
     run_program,
 )
 from waza_ci.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
@@ -251,13 +253,15 @@ def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> Execu
         outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
     )
     diagnosis = _diagnosis(outcome, execution)
+    notes = outcome_notes(outcome)
     if context_error is not None:
         return _context_failure(
-            execution, context_error, details, outcome.duration_ms, diagnosis=diagnosis
+            execution, context_error, details, outcome.duration_ms, notes, diagnosis=diagnosis
         )
     raw = _raw_verdict(grader, outcome.passed, feedback, details, outcome.duration_ms)
     error = feedback if outcome.is_grader_error else None
-    return ExecutionResult(execution, raw, _verdict(raw, error=error, diagnosis=diagnosis))
+    verdict = _verdict(raw, error=error, notes=notes, diagnosis=diagnosis)
+    return ExecutionResult(execution, raw, verdict)
 
 
 def _diagnosis(outcome: ProgramOutcome, execution: Execution) -> Diagnosis:
@@ -270,10 +274,11 @@ def _diagnosis(outcome: ProgramOutcome, execution: Execution) -> Diagnosis:
         if outcome.timed_out
         else None
     )
+    # Trimmed as waza's `details` keeps them, so a merge of shards rebuilds the same report.
     return Diagnosis(
         exit_error=outcome.exit_error,
-        stdout=outcome.stdout,
-        stderr=outcome.stderr,
+        stdout=go_trim_space(outcome.stdout),
+        stderr=go_trim_space(outcome.stderr),
         problem=problem,
         timeout_s=outcome.timeout_s,
         timeout_source=execution.timeout_source,
@@ -285,16 +290,17 @@ def _context_failure(
     message: str,
     details: dict[str, Any],
     duration_ms: int,
+    notes: tuple[str, ...] = (),
     *,
     diagnosis: Diagnosis | None = None,
 ) -> ExecutionResult:
+    # The message is in the feedback; `details` keeps exactly waza's keys.
     feedback = f"Grading context error: {message}"
-    raw = _raw_verdict(
-        execution.grader, False, feedback, {**details, "context_error": message}, duration_ms
-    )
+    raw = _raw_verdict(execution.grader, False, feedback, details, duration_ms)
     problem = PROBLEM_CANCELLED if message == _CANCELLED else PROBLEM_CLEANUP
     diagnosis = replace(diagnosis or Diagnosis(exit_error=None), problem=problem)
-    return ExecutionResult(execution, raw, _verdict(raw, error=feedback, diagnosis=diagnosis))
+    verdict = _verdict(raw, error=feedback, notes=notes, diagnosis=diagnosis)
+    return ExecutionResult(execution, raw, verdict)
 
 
 def _raw_verdict(
@@ -327,7 +333,11 @@ def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
 
 
 def _verdict(
-    raw: Mapping[str, Any], *, error: str | None = None, diagnosis: Diagnosis | None = None
+    raw: Mapping[str, Any],
+    *,
+    error: str | None = None,
+    notes: tuple[str, ...] = (),
+    diagnosis: Diagnosis | None = None,
 ) -> Verdict:
     """The report's view of a verdict this grading produced (`raw` is our own dict)."""
     return Verdict(
@@ -339,6 +349,7 @@ def _verdict(
         feedback=str(raw.get("feedback", "")),
         regraded=True,
         error=error,
+        notes=notes,
         duration_ms=int(raw.get("duration_ms", 0)),
         diagnosis=diagnosis,
     )

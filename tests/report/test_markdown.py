@@ -12,6 +12,7 @@ import html
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -399,3 +400,21 @@ def test_a_first_screen_too_big_for_the_limit_is_cut_and_closed() -> None:
     assert utf8_len(markdown) <= MIN_LIMIT
     assert "**Trimmed to fit 4 KiB**: the end of this screen is left out." in markdown
     assert markdown.count("<details>") == markdown.count("</details>")
+
+
+def test_report_notes_follow_the_output_they_belong_to() -> None:
+    # What waza-ci knows beyond waza's `details` keys (output cut to the cap) is shown in its
+    # own report, after the output it is about; a timeout's limit is already the reason.
+    verdict = replace(
+        factories.timed_out("slow", 30, "waza's default"),
+        notes=("timed out after 30 s", "stdout: kept the first 10 bytes; 5 more were discarded"),
+    )
+    summary = replace(
+        factories.one_failure_summary("x"),
+        tasks=(factories.task("t", factories.run(1, verdict)),),
+    )
+    (block,) = parse(render_markdown(report_of(summary))).blocks
+    assert block == (
+        "timed out after 30 s (limit from waza's default)\n"
+        "waza-ci: stdout: kept the first 10 bytes; 5 more were discarded\n"
+    )

@@ -169,7 +169,8 @@ def _document(
 
 
 def check_title(report: Report) -> str:
-    """One plain line for output.title, from counts only (no untrusted text)."""
-    parts = verdict_parts(report)
+    """One plain line for output.title, from counts only (no untrusted text, no time: the
+    same grading gives the same title)."""
+    parts = verdict_parts(report, with_time=False)
     title = " · ".join(parts)
     return title[:255]

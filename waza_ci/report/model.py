@@ -101,6 +101,8 @@ class GraderResult:
     source: Source
     feedback: tuple[FeedbackGroup, ...]
     """The distinct texts of the runs that did not pass, most frequent first."""
+    notes: tuple[str, ...] = ()
+    """waza-ci's notes on any run (output cut to the cap, …), distinct, passing runs too."""
 
 
 @dataclass(frozen=True)
@@ -364,12 +366,24 @@ def _grader_result(
         max_duration_ms=max(durations, default=0),
         source=where.source(ref.location) if ref is not None else task_source,
         feedback=_groups((run.run_number, _shown_text(v)) for run, v in bad),
+        notes=tuple(dict.fromkeys(note for _, v in entries for note in _notes(v))),
     )
 
 
 def _shown_text(verdict: Verdict) -> str:
     """What a reader needs of one failing run: the program's own output when it ran, with
-    the exit text; the error or the saved feedback otherwise."""
+    the exit text; the error or the saved feedback otherwise; then waza-ci's notes."""
+    notes = [f"waza-ci: {note}" for note in _notes(verdict)]
+    return "\n".join([_output_text(verdict), *notes])
+
+
+def _notes(verdict: Verdict) -> tuple[str, ...]:
+    """The verdict's notes, less a timeout's limit when the reason already says it."""
+    timed_out = verdict.diagnosis is not None and verdict.diagnosis.problem == PROBLEM_TIMED_OUT
+    return tuple(n for n in verdict.notes if not (timed_out and n.startswith("timed out after")))
+
+
+def _output_text(verdict: Verdict) -> str:
     diagnosis = verdict.diagnosis
     if verdict.error is not None or diagnosis is None:
         text = verdict.error if verdict.error is not None else verdict.feedback
@@ -465,6 +479,7 @@ def _grader_json(row: GraderResult) -> dict[str, Any]:
         "max_duration_ms": row.max_duration_ms,
         "source": _source_json(row.source),
         "feedback": [{"text": g.text, "runs": list(g.runs)} for g in row.feedback],
+        "notes": list(row.notes),
     }
 
 

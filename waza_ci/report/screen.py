@@ -36,7 +36,7 @@ _VERDICT_LABELS = {
 }
 
 
-def verdict_parts(report: Report) -> list[str]:
+def verdict_parts(report: Report, *, with_time: bool = True) -> list[str]:
     """The counts of the verdict line, as plain words (no untrusted text)."""
     counts = report.counts
     if counts.runs == 0:
@@ -56,7 +56,7 @@ def verdict_parts(report: Report) -> list[str]:
             parts.append(f"{counts.runs_errored} errored in execution")
     if report.skipped:
         parts.append(f"{plural(len(report.skipped), 'task')} skipped")
-    if counts.elapsed_ms:
+    if counts.elapsed_ms and with_time:
         parts.append(format_duration(counts.elapsed_ms))
     return parts
 

@@ -70,6 +70,12 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     hidden = len(report.problems) - len(shown)
     if hidden:
         lines.append(f"  … {hidden} more, see {summary_hint}")
+    noted = [row for task in report.tasks for row in task.graders if row.notes]
+    for row in noted[:MAX_ROWS]:  # e.g. output cut to the cap: worth a line even when it passed
+        lines.append(
+            f"  note    {_safe(row.task_key, NAME_MAX_CHARS)}  {_safe(row.grader, NAME_MAX_CHARS)}"
+            f"  {for_log('; '.join(row.notes))}"
+        )
     for task in report.tasks:
         if task.errored_runs is not None:
             groups = task.errored_runs.feedback
