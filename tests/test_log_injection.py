@@ -146,4 +146,6 @@ def test_the_action_writes_only_its_own_workflow_commands(
         "check-run-id",
         "check-run-url",
         "output-file",
+        "failed-tasks",
+        "report-json",
     }

@@ -137,6 +137,7 @@ def test_json_has_every_field_a_later_step_needs() -> None:
                 "runs": [1],
             }
         ],
+        "notes": [],
     }
     assert data["slowest_graders"][0]["grader"] == "tests_pass"
     assert data["skipped"] == [
