@@ -122,9 +122,10 @@ def render_details(report: Report, medium: Medium, budget: int) -> Details:
     every = sections_of(report, medium)
     sections = list(every)
     overheads = [_overhead(s, medium) + 2 for s in sections]
-    while sections and sum(overheads) + MIN_TEXT_BYTES * _text_count(sections) > budget:
-        sections.pop()
-        overheads.pop()
+    # Running totals: dropping sections one by one from the end stays linear.
+    needed = sum(overheads) + MIN_TEXT_BYTES * _text_count(sections)
+    while sections and needed > budget:
+        needed -= overheads.pop() + MIN_TEXT_BYTES * len(sections.pop().groups)
     texts = [medium.prep(text) for s in sections for _, text in s.groups]
     cap = _fair_cap([utf8_len(t) for t in texts], budget - sum(overheads))
     cut_count = 0
