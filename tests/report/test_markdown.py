@@ -418,3 +418,12 @@ def test_report_notes_follow_the_output_they_belong_to() -> None:
         "timed out after 30 s (limit from waza's default)\n"
         "waza-ci: stdout: kept the first 10 bytes; 5 more were discarded\n"
     )
+
+
+def test_a_later_step_can_add_a_section_after_the_failures() -> None:
+    # The hook a comparison with the base branch uses: its blocks sit on the first screen.
+    report = report_of(factories.failing_summary())
+    extra = "### Compared with main\n\nNewly failing: 1 😀"
+    summary = render_markdown(report, extra=[extra])
+    assert summary.index("### ❌ Failures") < summary.index(extra) < summary.index("✅ Passing")
+    assert "Newly failing: 1 U+1F600" in render_check_summary(report, extra=[extra])

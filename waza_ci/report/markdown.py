@@ -92,13 +92,19 @@ def _fit_first_screen(blocks: list[str], budget: int, limit: int) -> list[str]:
 
 
 def render_markdown(
-    report: Report, *, mode: ListMode = "failures", limit_bytes: int = JOB_SUMMARY_LIMIT
+    report: Report,
+    *,
+    mode: ListMode = "failures",
+    limit_bytes: int = JOB_SUMMARY_LIMIT,
+    extra: Sequence[str] = (),
 ) -> str:
-    """The job summary: heading, first screen, details; at most `limit_bytes` UTF-8 bytes."""
+    """The job summary: heading, first screen, details; at most `limit_bytes` UTF-8 bytes.
+    `extra`: Markdown blocks for the first screen, after the failures (see first_screen)."""
     return _document(
         report,
         JOB_SUMMARY,
         mode=mode,
+        extra=extra,
         limit_bytes=limit_bytes,
         rows=SUMMARY_ROWS,
         heading=True,
@@ -108,13 +114,18 @@ def render_markdown(
 
 
 def render_check_summary(
-    report: Report, *, mode: ListMode = "failures", limit_bytes: int = CHECK_SUMMARY_LIMIT
+    report: Report,
+    *,
+    mode: ListMode = "failures",
+    limit_bytes: int = CHECK_SUMMARY_LIMIT,
+    extra: Sequence[str] = (),
 ) -> str:
     """The check run's output.summary: the first screen."""
     return _document(
         report,
         CHECK_RUN,
         mode=mode,
+        extra=extra,
         limit_bytes=limit_bytes,
         rows=CHECK_SUMMARY_ROWS,
         heading=False,
@@ -150,11 +161,12 @@ def _document(
     heading: bool,
     details: bool,
     what: str,
+    extra: Sequence[str],
 ) -> str:
     _check_limit(limit_bytes)
     head = [_heading(report, medium)] if heading else []
     widest = _trim_note(limit_bytes, what, _WIDEST_NOTE_COUNT, _WIDEST_NOTE_COUNT)
-    screen = first_screen(report, medium, max_rows=rows, mode=mode)
+    screen = first_screen(report, medium, max_rows=rows, mode=mode, extra=extra)
     screen = _fit_first_screen(screen, limit_bytes - _size([*head, widest]) - 2, limit_bytes)
     if not details or not (report.problems or any(t.errored_runs for t in report.tasks)):
         return _join([*head, *screen])

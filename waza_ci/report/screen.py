@@ -273,13 +273,23 @@ def skipped(report: Report, medium: Medium) -> list[str]:
     return ["### Skipped tasks", "\n".join(items)]
 
 
-def first_screen(report: Report, medium: Medium, *, max_rows: int, mode: ListMode) -> list[str]:
-    """The blocks of the first screen, in reading order."""
+def first_screen(
+    report: Report,
+    medium: Medium,
+    *,
+    max_rows: int,
+    mode: ListMode,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The blocks of the first screen, in reading order. `extra` are Markdown blocks a later
+    step adds (e.g. a comparison with the base branch), placed right after the failures;
+    they must be safe Markdown already."""
     blocks = [verdict_line(report), *banner(report, medium)]
     if report.common_failure is not None:
         blocks += collapsed_failures(report, medium, max_rows=max_rows)
     else:
         blocks += failures_table(report, medium, max_rows=max_rows)
+    blocks += [medium.prep(block) for block in extra]
     blocks += global_failures(report, medium)
     blocks += all_tasks_table(report, medium) if mode == "all" else passing_compact(report, medium)
     blocks += skipped(report, medium)
