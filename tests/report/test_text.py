@@ -16,10 +16,16 @@ def test_first_screen_lists_failures_with_file_line_and_reason() -> None:
     text = render_text(build_report(factories.failing_summary(), repo_root=REPO))
     lines = text.splitlines()
     assert lines[0].startswith("waza-ci: FAILED: 3 tasks · 6 runs (4 failed) · 3 failing graders")
-    assert lines[1] == (
-        "  failed  fix-null-check  tests_pass  evals/code-review/eval.yaml:18  1/2  "
-        "FAILED tests/test_user.py::test_none - AssertionError: expected None"
-    )
+    # Columns aligned: task, grader, file:line, runs; the reason last.
+    assert lines[1:4] == [
+        "  failed  fix-null-check  tests_pass               evals/code-review/eval.yaml:18"
+        "              1/2  FAILED tests/test_user.py::test_none - AssertionError: expected None",
+        "  failed  add-logging     _output_contains (kept)  "
+        "evals/code-review/tasks/add-logging.yaml:1  2/2  Missing expected keyword: logger",
+        "  failed  add-logging     lint_clean               "
+        "evals/code-review/tasks/add-logging.yaml:9  1/2  "
+        "src/app.py:3:1: F401 'os' imported but unused",
+    ]
     assert "errored  fix-null-check  1 run(s) errored in the original execution" in text
     assert "\x1b" not in text
 

@@ -8,6 +8,8 @@ caller's decision (`colour=True` only on a TTY without NO_COLOR).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from waza_ci.report._text import for_log, shorten
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.screen import verdict_parts
@@ -38,18 +40,28 @@ def _safe(text: str, limit: int) -> str:
     return for_log(shorten(text, limit))
 
 
-def _row(row: GraderResult, colour: bool) -> str:
-    status = "error " if row.status == "error" else "failed"
-    painted = _paint(status, _YELLOW if row.status == "error" else _RED, colour)
-    kept = "" if row.regraded else " (kept)"
-    line = (
-        f"  {painted}  {_safe(row.task_key, NAME_MAX_CHARS)}  {_safe(row.grader, NAME_MAX_CHARS)}"
-        f"{kept}  {for_log(str(row.source))}  {row.runs_failed}/{row.runs_total}  "
-        f"{_safe(row.reason, REASON_MAX_CHARS)}"
-    )
-    if row.hint:
-        line += f"\n          -> {row.hint}"
-    return line
+def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
+    """One line per row, its columns aligned (task, grader, file:line, runs), the reason
+    last; a hint on its own line below."""
+    cells = [
+        (
+            _safe(row.task_key, NAME_MAX_CHARS),
+            _safe(row.grader, NAME_MAX_CHARS) + ("" if row.regraded else " (kept)"),
+            for_log(str(row.source)),
+            f"{row.runs_failed}/{row.runs_total}",
+        )
+        for row in rows
+    ]
+    widths = [max((len(cell[i]) for cell in cells), default=0) for i in range(4)]
+    lines = []
+    for row, cell in zip(rows, cells, strict=True):
+        status = "error " if row.status == "error" else "failed"
+        painted = _paint(status, _YELLOW if row.status == "error" else _RED, colour)
+        columns = "  ".join(text.ljust(width) for text, width in zip(cell, widths, strict=True))
+        lines.append(f"  {painted}  {columns}  {_safe(row.reason, REASON_MAX_CHARS)}")
+        if row.hint:
+            lines.append(f"          -> {row.hint}")
+    return lines
 
 
 def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--summary") -> str:
@@ -66,7 +78,7 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
         )
         lines.append(f"  likely fix: {common.hint}")
     shown = report.problems[:MAX_ROWS]
-    lines += [_row(row, colour) for row in shown]
+    lines += _rows(shown, colour)
     hidden = len(report.problems) - len(shown)
     if hidden:
         lines.append(f"  … {hidden} more, see {summary_hint}")
