@@ -8,10 +8,11 @@ run; here the source is seeded from the data, so the same scores always give the
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from statistics import NormalDist
 from typing import Any
 
@@ -88,18 +89,7 @@ def bootstrap_ci(
         return {"lower": mean, "upper": mean, "mean": mean, "confidence_level": confidence}
     distinct = sorted(Counter(values).items())
     source = rng if rng is not None else random.Random(data_seed(distinct))  # noqa: S311
-    if len(distinct) == 2:
-        histogram = _two_value_histogram(distinct, count, source)
-    elif count <= _DRAWS_PER_BINOMIAL * (len(distinct) - 1):
-        # Nearly every value distinct (the digest's per-task scores): drawing the values
-        # themselves is the cheaper way.
-        histogram = _histogram(
-            sum(source.choices(values, k=count)) / count for _ in range(BOOTSTRAP_RESAMPLES)
-        )
-    else:
-        histogram = _histogram(
-            _resample_mean(distinct, count, source) for _ in range(BOOTSTRAP_RESAMPLES)
-        )
+    histogram = _resample_histogram(values, distinct, source)
     tail = (1 - confidence) / 2
     lower_index = math.floor(tail * BOOTSTRAP_RESAMPLES)
     upper_index = min(math.floor((1 - tail) * BOOTSTRAP_RESAMPLES), BOOTSTRAP_RESAMPLES - 1)
@@ -119,16 +109,92 @@ def data_seed(distinct: Sequence[tuple[float, int]]) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("ascii")).digest()[:8], "big")
 
 
+Histogram = list[tuple[float, int]]
+"""(resample mean, how many of the 10,000 resamples had it), sorted by mean."""
+
+_CELLS_PER_DRAW = 10_000
+"""Listing one possible resample (a count vector) exactly costs about what one binomial draw
+per resample costs over 10,000 resamples, divided by this: while there are fewer than this
+many count vectors per distinct value, listing them all is the cheaper way."""
 _DRAWS_PER_BINOMIAL = 10
 """A binomial draw costs about as much as this many plain draws of one value."""
+_TAIL_SDS = 40
+"""A count further than this many standard deviations from its mean has a probability below
+1e-300: no resample lands there, so it is not listed."""
 
 
-def _histogram(means: Iterable[float]) -> list[tuple[float, int]]:
+def _resample_histogram(
+    values: Sequence[float], distinct: Sequence[tuple[float, int]], rng: random.Random
+) -> Histogram:
+    count = len(values)
+    kinds = len(distinct)
+    if kinds == 1:
+        return [(distinct[0][0], BOOTSTRAP_RESAMPLES)]
+    if kinds == 2:  # pass/fail graders: the usual case, at any number of runs
+        return _spread(_two_value_cells(distinct, count), rng)
+    if math.comb(count + kinds - 1, kinds - 1) <= _CELLS_PER_DRAW * (kinds - 1):
+        return _spread(_all_cells(distinct, count), rng)
+    if count <= _DRAWS_PER_BINOMIAL * (kinds - 1):
+        # Nearly every value distinct (the digest's per-task scores): drawing the values
+        # themselves is the cheaper way.
+        means = (sum(rng.choices(values, k=count)) / count for _ in range(BOOTSTRAP_RESAMPLES))
+    else:
+        means = (_resample_mean(distinct, count, rng) for _ in range(BOOTSTRAP_RESAMPLES))
     return sorted(Counter(means).items())
 
 
-def _order_statistic(histogram: Sequence[tuple[float, int]], index: int) -> float:
-    """The `index`-th smallest resample mean, from (mean, how many resamples) sorted by mean."""
+def _spread(cells: Iterable[tuple[float, float]], rng: random.Random) -> Histogram:
+    """How many of the 10,000 resamples fall in each (mean, probability) cell: a multinomial
+    draw, made as one conditional binomial per cell."""
+    left = BOOTSTRAP_RESAMPLES
+    mass_left = 1.0
+    hits_by_mean: Counter[float] = Counter()
+    listed = list(cells)
+    for index, (mean, mass) in enumerate(listed):
+        if left == 0:
+            break
+        last = index == len(listed) - 1
+        hits = left if last else rng.binomialvariate(left, min(1.0, mass / mass_left))
+        hits_by_mean[mean] += hits
+        left -= hits
+        mass_left = max(mass_left - mass, 1e-300)
+    return sorted((mean, hits) for mean, hits in hits_by_mean.items() if hits)
+
+
+def _two_value_cells(
+    distinct: Sequence[tuple[float, int]], count: int
+) -> Iterator[tuple[float, float]]:
+    """A resample of two distinct values is fixed by k, how often it took the higher one:
+    k ~ Binomial(count, p), listed only where it can occur."""
+    (low, _), (high, high_times) = distinct
+    p = high_times / count
+    spread = _TAIL_SDS * math.sqrt(count * p * (1 - p)) + 1
+    first = max(0, math.floor(count * p - spread))
+    last = min(count, math.ceil(count * p + spread))
+    for k in range(first, last + 1):
+        yield (low * (count - k) + high * k) / count, _multinomial_pmf((count - k, k), (1 - p, p))
+
+
+def _all_cells(distinct: Sequence[tuple[float, int]], count: int) -> Iterator[tuple[float, float]]:
+    """Every count vector a resample can have (count balls in len(distinct) boxes)."""
+    kinds = len(distinct)
+    shares = [times / count for _, times in distinct]
+    for bars in itertools.combinations(range(count + kinds - 1), kinds - 1):
+        edges = (-1, *bars, count + kinds - 1)
+        taken = [edges[i + 1] - edges[i] - 1 for i in range(kinds)]
+        total = sum(value * k for (value, _), k in zip(distinct, taken, strict=True))
+        yield total / count, _multinomial_pmf(taken, shares)
+
+
+def _multinomial_pmf(taken: Sequence[int], shares: Sequence[float]) -> float:
+    log = math.lgamma(sum(taken) + 1)
+    for k, share in zip(taken, shares, strict=True):
+        log += k * math.log(share) - math.lgamma(k + 1) if k else 0.0
+    return math.exp(log)
+
+
+def _order_statistic(histogram: Histogram, index: int) -> float:
+    """The `index`-th smallest resample mean."""
     seen = 0
     for value, hits in histogram:
         seen += hits
@@ -152,39 +218,3 @@ def _resample_mean(distinct: Sequence[tuple[float, int]], count: int, rng: rando
         remaining_weight -= times
     total += distinct[-1][0] * remaining
     return total / count
-
-
-_TAIL_SDS = 40
-"""Resample counts further than this many standard deviations from their mean have a
-probability below 1e-300: no resample can land there."""
-
-
-def _two_value_histogram(
-    distinct: Sequence[tuple[float, int]], count: int, rng: random.Random
-) -> list[tuple[float, int]]:
-    """With two distinct values (pass/fail graders: the usual case) a resample is fixed by how
-    often it took the higher value, k ~ Binomial(count, p). How many of the 10,000 resamples
-    have each k is itself multinomial, drawn cell by cell over the k that can occur."""
-    (low, _), (high, high_times) = distinct
-    p = high_times / count
-    spread = _TAIL_SDS * math.sqrt(count * p * (1 - p)) + 1
-    first = max(0, math.floor(count * p - spread))
-    last = min(count, math.ceil(count * p + spread))
-    left = BOOTSTRAP_RESAMPLES
-    mass_left = 1.0
-    histogram: list[tuple[float, int]] = []
-    for k in range(first, last + 1):
-        if left == 0:
-            break
-        mass = _binomial_pmf(count, k, p)
-        hits = left if k == last else rng.binomialvariate(left, min(1.0, mass / mass_left))
-        if hits:
-            histogram.append(((low * (count - k) + high * k) / count, hits))
-        left -= hits
-        mass_left = max(mass_left - mass, 1e-300)
-    return histogram
-
-
-def _binomial_pmf(n: int, k: int, p: float) -> float:
-    log = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-    return math.exp(log + k * math.log(p) + (n - k) * math.log1p(-p))
