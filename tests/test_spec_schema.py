@@ -256,3 +256,23 @@ def test_the_action_warns_with_a_workflow_annotation_on_the_key(
     name, properties, message = parse_command(warning)
     assert (name, properties["file"], properties["line"]) == ("warning", ".waza.yaml", "3")
     assert "unknown key `graders.colour`" in message and "30 s" in message
+
+
+def test_the_cli_refuses_wrong_types_with_exit_2_and_the_place(
+    project: Project, grade_project: Any
+) -> None:
+    _write_eval(project, "config:\n  timeout_seconds: [bad]\n")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project()
+    assert result.code == 2
+    (line,) = result.stderr.splitlines()
+    assert f"{project.eval_path}:2: " in line and "config.timeout_seconds" in line
+
+    _write_eval(project, "")
+    doc = make_results({"t1": [make_run()]}, future_field=True)
+    doc["config"]["runs_per_test"] = "bad"
+    project.write_results(doc)
+    result = grade_project()
+    assert result.code == 2
+    (line,) = result.stderr.splitlines()
+    assert f"{project.results_path}: at $.config.runs_per_test" in line
