@@ -22,7 +22,9 @@ ALLOWED: dict[str, set[str]] = {
     "usage": set(),
     "scoring": {"errors", "statistics"},
     "grading": {"errors", "spec", "results", "context", "privatedir", "program", "scoring"},
-    "engine": {"errors", "spec", "results", "grading", "scoring", "usage"},
+    "shard": {"errors", "spec", "results", "grading", "scoring"},
+    "merge": {"errors", "results", "scoring", "shard", "spec"},
+    "engine": {"errors", "spec", "results", "grading", "scoring", "usage", "shard", "merge"},
     "outputs": {"errors"},
     "report.text": {"scoring"},
     "report.markdown": {"scoring", "errors", "report._text"},
@@ -32,6 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     "github.checks": {"report.annotations"},
     "cli": {
         "engine",
+        "shard",
         "errors",
         "grading",
         "outputs",
@@ -42,6 +45,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "action": {
         "engine",
+        "shard",
         "errors",
         "grading",
         "outputs",
