@@ -276,3 +276,13 @@ def test_the_cli_refuses_wrong_types_with_exit_2_and_the_place(
     assert result.code == 2
     (line,) = result.stderr.splitlines()
     assert f"{project.results_path}: at $.config.runs_per_test" in line
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("7", 7), ("1.9", 1), ("0.5", 30), ("-3", 30)])
+def test_a_program_timeout_is_read_as_yaml_v3_reads_an_int(
+    project: Project, value: str, seconds: int
+) -> None:
+    project.write_eval(f"- type: program\n  name: g\n  config: {{command: x, timeout: {value}}}\n")
+    project.write_task("t1")
+    spec = load_eval(project.eval_path, working_directory=project.root)
+    assert spec.timeout_for(spec.tasks[0].graders[0]) == seconds

@@ -8,6 +8,7 @@ the file and line of every problem.
 from __future__ import annotations
 
 import glob
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -306,12 +307,15 @@ def _program_timeout(path: Path, node: yaml.Node | None, name: str) -> int | Non
     if node is None or _is_null(node):
         return None
     timeout = _construct(path, node)
-    if isinstance(timeout, bool) or not isinstance(timeout, int):
+    # yaml.v3 decodes a finite float into an int field by truncating it (1.9 -> 1).
+    usable = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if not usable or not math.isfinite(timeout) or abs(timeout) >= 2**63:
         raise InputError(
             f"program grader {name!r}: `timeout` must be a whole number of seconds",
             _at(path, node),
         )
-    return timeout if timeout > 0 else None
+    seconds = int(timeout)
+    return seconds if seconds > 0 else None
 
 
 def _text(path: Path, node: yaml.Node | None, key: str) -> str:
