@@ -8,11 +8,10 @@ run; here the source is seeded from the data, so the same scores always give the
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from statistics import NormalDist
 from typing import Any
 
@@ -112,15 +111,11 @@ def data_seed(distinct: Sequence[tuple[float, int]]) -> int:
 Histogram = list[tuple[float, int]]
 """(resample mean, how many of the 10,000 resamples had it), sorted by mean."""
 
-_CELLS_PER_DRAW = 10_000
-"""Listing one possible resample (a count vector) exactly costs about what one binomial draw
-per resample costs over 10,000 resamples, divided by this: while there are fewer than this
-many count vectors per distinct value, listing them all is the cheaper way."""
 _DRAWS_PER_BINOMIAL = 10
 """A binomial draw costs about as much as this many plain draws of one value."""
-_TAIL_SDS = 40
-"""A count further than this many standard deviations from its mean has a probability below
-1e-300: no resample lands there, so it is not listed."""
+_TAIL_SDS = 10
+"""A binomial count further than this many standard deviations from its mean has a probability
+far below 1e-15: none of 10,000 resamples lands there, so such counts are not visited."""
 
 
 def _resample_histogram(
@@ -128,69 +123,82 @@ def _resample_histogram(
 ) -> Histogram:
     count = len(values)
     kinds = len(distinct)
-    if kinds == 1:
-        return [(distinct[0][0], BOOTSTRAP_RESAMPLES)]
-    if kinds == 2:  # pass/fail graders: the usual case, at any number of runs
-        return _spread(_two_value_cells(distinct, count), rng)
-    if math.comb(count + kinds - 1, kinds - 1) <= _CELLS_PER_DRAW * (kinds - 1):
-        return _spread(_all_cells(distinct, count), rng)
-    if count <= _DRAWS_PER_BINOMIAL * (kinds - 1):
+    few_values = math.comb(count + kinds - 1, kinds - 1) <= BOOTSTRAP_RESAMPLES
+    if not few_values and count <= _DRAWS_PER_BINOMIAL * (kinds - 1):
         # Nearly every value distinct (the digest's per-task scores): drawing the values
         # themselves is the cheaper way.
         means = (sum(rng.choices(values, k=count)) / count for _ in range(BOOTSTRAP_RESAMPLES))
-    else:
-        means = (_resample_mean(distinct, count, rng) for _ in range(BOOTSTRAP_RESAMPLES))
-    return sorted(Counter(means).items())
+        return sorted(Counter(means).items())
+    return _count_histogram(distinct, count, rng)
 
 
-def _spread(cells: Iterable[tuple[float, float]], rng: random.Random) -> Histogram:
-    """How many of the 10,000 resamples fall in each (mean, probability) cell: a multinomial
-    draw, made as one conditional binomial per cell."""
-    left = BOOTSTRAP_RESAMPLES
-    mass_left = 1.0
+def _count_histogram(
+    distinct: Sequence[tuple[float, int]], count: int, rng: random.Random
+) -> Histogram:
+    """The 10,000 resamples as count vectors, drawn together rather than one by one.
+
+    How many times a resample takes the first distinct value is Binomial(count, share); the
+    10,000 resamples are spread over the possible counts at once (one binomial draw per count,
+    or one per resample when there are fewer resamples than counts). Each group of resamples
+    with the same count so far is then spread over the next value's count in the same way,
+    given what is left; the last value takes the rest. Groups with no resample vanish, so the
+    work is bounded by 10,000 draws per distinct value whatever `count` is, and is far less
+    when the counts are concentrated.
+    """
+    groups: list[tuple[float, int, int]] = [(0.0, count, BOOTSTRAP_RESAMPLES)]
+    weight_left = count
+    for value, times in distinct[:-1]:
+        share = times / weight_left
+        groups = [
+            (total + value * taken, remaining - taken, hits)
+            for total, remaining, group in groups
+            for taken, hits in _spread_binomial(remaining, share, group, rng)
+        ]
+        weight_left -= times
+    last = distinct[-1][0]
     hits_by_mean: Counter[float] = Counter()
-    listed = list(cells)
-    for index, (mean, mass) in enumerate(listed):
+    for total, remaining, hits in groups:
+        hits_by_mean[(total + last * remaining) / count] += hits
+    return sorted(hits_by_mean.items())
+
+
+def _spread_binomial(
+    trials: int, share: float, resamples: int, rng: random.Random
+) -> Iterator[tuple[int, int]]:
+    """(k, how many of `resamples` draws of Binomial(trials, share) gave k), for k that occur."""
+    if trials == 0 or share <= 0:
+        yield 0, resamples
+        return
+    if share >= 1:
+        yield trials, resamples
+        return
+    spread = _TAIL_SDS * math.sqrt(trials * share * (1 - share)) + 1
+    first = max(0, math.floor(trials * share - spread))
+    last = min(trials, math.ceil(trials * share + spread))
+    if resamples <= last - first:
+        yield from Counter(rng.binomialvariate(trials, share) for _ in range(resamples)).items()
+        return
+    left = resamples
+    mass_left = 1.0
+    for k in range(first, last + 1):
         if left == 0:
-            break
-        last = index == len(listed) - 1
-        hits = left if last else rng.binomialvariate(left, min(1.0, mass / mass_left))
-        hits_by_mean[mean] += hits
+            return
+        mass = _binomial_pmf(trials, k, share)
+        if mass * left < _NEGLIGIBLE and k != last:
+            continue  # no resample lands here (p < 1e-12): no draw spent on it
+        hits = left if k == last else rng.binomialvariate(left, min(1.0, mass / mass_left))
+        if hits:
+            yield k, hits
         left -= hits
         mass_left = max(mass_left - mass, 1e-300)
-    return sorted((mean, hits) for mean, hits in hits_by_mean.items() if hits)
 
 
-def _two_value_cells(
-    distinct: Sequence[tuple[float, int]], count: int
-) -> Iterator[tuple[float, float]]:
-    """A resample of two distinct values is fixed by k, how often it took the higher one:
-    k ~ Binomial(count, p), listed only where it can occur."""
-    (low, _), (high, high_times) = distinct
-    p = high_times / count
-    spread = _TAIL_SDS * math.sqrt(count * p * (1 - p)) + 1
-    first = max(0, math.floor(count * p - spread))
-    last = min(count, math.ceil(count * p + spread))
-    for k in range(first, last + 1):
-        yield (low * (count - k) + high * k) / count, _multinomial_pmf((count - k, k), (1 - p, p))
+_NEGLIGIBLE = 1e-12
 
 
-def _all_cells(distinct: Sequence[tuple[float, int]], count: int) -> Iterator[tuple[float, float]]:
-    """Every count vector a resample can have (count balls in len(distinct) boxes)."""
-    kinds = len(distinct)
-    shares = [times / count for _, times in distinct]
-    for bars in itertools.combinations(range(count + kinds - 1), kinds - 1):
-        edges = (-1, *bars, count + kinds - 1)
-        taken = [edges[i + 1] - edges[i] - 1 for i in range(kinds)]
-        total = sum(value * k for (value, _), k in zip(distinct, taken, strict=True))
-        yield total / count, _multinomial_pmf(taken, shares)
-
-
-def _multinomial_pmf(taken: Sequence[int], shares: Sequence[float]) -> float:
-    log = math.lgamma(sum(taken) + 1)
-    for k, share in zip(taken, shares, strict=True):
-        log += k * math.log(share) - math.lgamma(k + 1) if k else 0.0
-    return math.exp(log)
+def _binomial_pmf(n: int, k: int, p: float) -> float:
+    log = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+    return math.exp(log + k * math.log(p) + (n - k) * math.log1p(-p))
 
 
 def _order_statistic(histogram: Histogram, index: int) -> float:
@@ -201,20 +209,3 @@ def _order_statistic(histogram: Histogram, index: int) -> float:
         if seen > index:
             return value
     return histogram[-1][0]
-
-
-def _resample_mean(distinct: Sequence[tuple[float, int]], count: int, rng: random.Random) -> float:
-    # Multinomial(count, times/count) as a chain of conditional binomials: one draw per
-    # distinct value but the last, which takes whatever is left.
-    remaining = count
-    remaining_weight = count
-    total = 0.0
-    for value, times in distinct[:-1]:
-        if remaining == 0:
-            break
-        taken = rng.binomialvariate(remaining, times / remaining_weight)
-        total += value * taken
-        remaining -= taken
-        remaining_weight -= times
-    total += distinct[-1][0] * remaining
-    return total / count
