@@ -78,9 +78,10 @@ def bootstrap_ci(
     10,000 resamples.
 
     A resample of n values drawn with replacement is fully described by how many times it took
-    each distinct value (a multinomial draw), and its mean follows from those counts; so no
-    resample is drawn value by value, and 10,000 runs cost about what 10 do. `rng` defaults to
-    a source seeded from the values themselves (see `data_seed`).
+    each distinct value (a multinomial draw), and its mean follows from those counts; so the
+    resamples are drawn as counts, not value by value, and the cost does not grow with the
+    number of values. `rng` defaults to a source seeded from the values themselves (see
+    `data_seed`).
     """
     count = len(values)
     mean = sum(values) / count if count else 0.0
@@ -123,10 +124,10 @@ def _resample_histogram(
 ) -> Histogram:
     count = len(values)
     kinds = len(distinct)
-    few_values = math.comb(count + kinds - 1, kinds - 1) <= BOOTSTRAP_RESAMPLES
-    if not few_values and count <= _DRAWS_PER_BINOMIAL * (kinds - 1):
-        # Nearly every value distinct (the digest's per-task scores): drawing the values
-        # themselves is the cheaper way.
+    nearly_all_distinct = count <= _DRAWS_PER_BINOMIAL * (kinds - 1)
+    if nearly_all_distinct and math.comb(count + kinds - 1, kinds - 1) > BOOTSTRAP_RESAMPLES:
+        # The digest's per-task scores, say: so many possible count vectors that drawing the
+        # values themselves is the cheaper way.
         means = (sum(rng.choices(values, k=count)) / count for _ in range(BOOTSTRAP_RESAMPLES))
         return sorted(Counter(means).items())
     return _count_histogram(distinct, count, rng)
