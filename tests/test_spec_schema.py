@@ -286,3 +286,10 @@ def test_a_program_timeout_is_read_as_yaml_v3_reads_an_int(
     project.write_task("t1")
     spec = load_eval(project.eval_path, working_directory=project.root)
     assert spec.timeout_for(spec.tasks[0].graders[0]) == seconds
+
+
+def test_the_eval_schema_version_is_checked_before_any_field(project: Project) -> None:
+    # As waza reads the header first: a 2.0 eval is told to migrate, not about its fields.
+    _write_eval(project, 'schemaVersion: "2.0"\nconfig: {parallel: 7}\n')
+    with pytest.raises(InputError, match="waza migrate"):
+        load_eval(project.eval_path, working_directory=project.root)

@@ -104,8 +104,7 @@ class EvalSpec:
 
 def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
-    root = _load_yaml(eval_path, what="eval spec", shape=EVAL_SPEC)
-    _check_schema_version(eval_path, _child(root, "schemaVersion"))
+    root = _load_yaml(eval_path, what="eval spec", shape=EVAL_SPEC, versioned=True)
     global_graders = _load_graders(eval_path, root, task_level=False)
     warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
@@ -337,15 +336,18 @@ def _valid_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _load_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingNode:
-    root = _load_optional_yaml(path, what=what, shape=shape)
+def _load_yaml(path: Path, *, what: str, shape: Shape, versioned: bool = False) -> yaml.MappingNode:
+    root = _load_optional_yaml(path, what=what, shape=shape, versioned=versioned)
     if root is None:
         raise InputError(f"{what} is empty", Location(str(path)))
     return root
 
 
-def _load_optional_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingNode | None:
-    """The document's root mapping checked against `shape`; None for an empty document."""
+def _load_optional_yaml(
+    path: Path, *, what: str, shape: Shape, versioned: bool = False
+) -> yaml.MappingNode | None:
+    """The document's root mapping checked against `shape`; None for an empty document.
+    `versioned`: its `schemaVersion` is checked first, before any field, as waza checks it."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -367,6 +369,8 @@ def _load_optional_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingN
     try:
         check_aliases(root)
         _refuse_duplicate_keys(path, root)
+        if versioned:
+            _check_schema_version(path, _child(root, "schemaVersion"))
         check_shape(root, shape)
     except ShapeError as err:
         raise InputError(f"invalid {what}: {err.message}", _at(path, err.node)) from None
