@@ -23,9 +23,13 @@ ALLOWED: dict[str, set[str]] = {
     "report.markdown": {"scoring", "errors", "report._text"},
     "report._text": {"scoring", "errors"},
     "report.annotations": {"scoring", "errors", "report._text"},
+    "gate": {"errors", "results"},
+    "report.gate": {"gate", "report._text", "report.markdown"},
+    "gate_cli": {"errors", "gate", "github.runner", "report.gate", "results"},
     "github.runner": {"errors"},
     "github.checks": {"report.annotations"},
     "cli": {
+        "gate_cli",
         "engine",
         "errors",
         "grading",

@@ -1,4 +1,6 @@
-"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code."""
+"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code.
+
+`waza-ci gate …` is handed to `gate_cli` (waza's gate, with waza's exit codes)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from waza_ci import __version__
+from waza_ci import __version__, gate_cli
 from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
 from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment
@@ -89,11 +91,20 @@ def build_parser() -> argparse.ArgumentParser:
         "and grading-context errors fail (exit 3)",
     )
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
+    gate_cmd = commands.add_parser(
+        "gate",
+        help="waza's regression gate: compare a results file with a baseline",
+        description=gate_cli.build_gate_parser().description,
+    )
+    gate_cli.add_gate_arguments(gate_cmd)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["gate"]:  # its own parser: waza's exit 3 for usage errors
+        return gate_cli.main(arguments[1:], sys.stdout, os.environ.get("GITHUB_STEP_SUMMARY"))
+    args = build_parser().parse_args(arguments)
     try:
         with cancel_on_signals():
             return _grade(args)
