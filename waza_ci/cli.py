@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import NoReturn
 
 from waza_ci import __version__, gate_cli
+from waza_ci.baseline import BaselineComparison
+from waza_ci.baseline_io import compare_with_baseline, gated_exit_code, load_baseline
 from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
 from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
-from waza_ci.report.markdown import render_markdown
+from waza_ci.report.regressions import (
+    flaky_of,
+    render_regressions_text,
+    render_summary_with_regressions,
+)
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
@@ -87,9 +93,25 @@ def build_parser() -> argparse.ArgumentParser:
         type=FailOn,
         choices=list(FailOn),
         default=FailOn.FAILURES,
-        help="'failures' (default): exit 1 when a run did not pass; 'errors': only grader "
-        "and grading-context errors fail (exit 3)",
+        help="'failures' (default): exit 1 when a task did not pass; 'errors': only grader "
+        "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
+        "regression gate against --baseline fails",
     )
+    grade_cmd.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="compare with this results file (path or glob; a missing one is a warning)",
+    )
+    grade_cmd.add_argument(
+        "--min-task-pass-rate",
+        type=_rate,
+        default=1.0,
+        metavar="R",
+        help="a task passes when at least this share of its runs pass (default 1.0)",
+    )
+    gate_cli.add_gate_policy_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     gate_cmd = commands.add_parser(
         "gate",
@@ -126,6 +148,10 @@ def _grade(args: argparse.Namespace) -> int:
         temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
         progress=_stderr_progress() if args.verbose else None,
     )
+    options = gate_cli.gate_options(args)
+    baseline_files, note = load_baseline(args.baseline)
+    if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
+        note = "no --baseline given: nothing to compare with (gate: no-baseline)"
     prepared = prepare_grading(request)
     # Refuse an unusable --output/--summary before any grader runs: a usage error writes
     # nothing and grades nothing.
@@ -135,23 +161,35 @@ def _grade(args: argparse.Namespace) -> int:
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
     )
-    report = run_grading(prepared)
-    for warning in report.warnings:
+    report = run_grading(prepared, min_task_pass_rate=args.min_task_pass_rate)
+    comparison = compare_with_baseline(
+        report.summary, prepared.results_files, baseline_files, task=args.task, options=options
+    )
+    for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {warning}", file=sys.stderr)
-    _write_outputs(plan, report)
+    _write_outputs(plan, report, comparison, note)
     sys.stdout.write(dump_json(report.summary.outcome_json()))
     sys.stderr.write(render_text(report.summary))
-    return report.summary.exit_code(args.fail_on)
+    flaky = flaky_of(report.summary.tasks)
+    sys.stderr.write(render_regressions_text(comparison, flaky, baseline_note=note))
+    return gated_exit_code(report.summary, args.fail_on, comparison)
 
 
-def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
+def _write_outputs(
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None,
+    note: str | None,
+) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
         for r in report.regraded
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_markdown(report.summary)
+        contents[plan.summary] = render_summary_with_regressions(
+            report.summary, comparison, baseline_note=note
+        )
     write_text_files(contents)
 
 
@@ -163,6 +201,16 @@ def _stderr_progress() -> Progress:
             print(f"waza-ci: {line}", file=sys.stderr, flush=True)
 
     return progress
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses NaN
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
 
 
 def _positive_int(text: str) -> int:

@@ -43,6 +43,14 @@ def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
     """waza gate's flags, with its defaults; validated after parsing, as waza does."""
     parser.add_argument("--baseline", default="", metavar="FILE", help="the baseline results file")
     parser.add_argument("--current", default="", metavar="FILE", help="the candidate results file")
+    add_gate_policy_arguments(parser)
+    parser.add_argument(
+        "-f", "--format", default="human", help="human|json|markdown|github-actions"
+    )
+
+
+def add_gate_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    """The thresholds and policies `waza-ci grade --baseline` shares with the gate."""
     parser.add_argument(
         "--max-regression-pct",
         type=_go_float,
@@ -57,14 +65,11 @@ def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
         const=True,
         default=True,
         metavar="BOOL",
-        help="exit 2 when a task marked golden did not pass (default true; "
+        help="a task marked golden that did not pass fails the gate (default true; "
         "--golden-must-pass=false turns it off)",
     )
     parser.add_argument("--on-new-tasks", default="allow", help="allow|warn|fail (default allow)")
     parser.add_argument("--on-removed-tasks", default="warn", help="allow|warn|fail (default warn)")
-    parser.add_argument(
-        "-f", "--format", default="human", help="human|json|markdown|github-actions"
-    )
 
 
 def build_gate_parser() -> argparse.ArgumentParser:
@@ -115,12 +120,7 @@ def _validate(args: argparse.Namespace) -> tuple[GateFormat, GateOptions]:
         raise InputError("--baseline is required")
     if not args.current.strip():
         raise InputError("--current is required")
-    options = GateOptions(
-        max_regression_pct=args.max_regression_pct,
-        golden_must_pass=args.golden_must_pass,
-        on_new_tasks=_policy("--on-new-tasks", args.on_new_tasks),
-        on_removed_tasks=_policy("--on-removed-tasks", args.on_removed_tasks),
-    )
+    options = gate_options(args)
     try:
         output_format = GateFormat(args.format)
     except ValueError:
@@ -128,6 +128,16 @@ def _validate(args: argparse.Namespace) -> tuple[GateFormat, GateOptions]:
             f"--format must be one of human|json|markdown|github-actions, got {args.format!r}"
         ) from None
     return output_format, options
+
+
+def gate_options(args: argparse.Namespace) -> GateOptions:
+    """The policy flags as GateOptions; a bad value is an InputError naming the flag."""
+    return GateOptions(
+        max_regression_pct=args.max_regression_pct,
+        golden_must_pass=args.golden_must_pass,
+        on_new_tasks=_policy("--on-new-tasks", args.on_new_tasks),
+        on_removed_tasks=_policy("--on-removed-tasks", args.on_removed_tasks),
+    )
 
 
 def _policy(flag: str, value: str) -> TaskPolicy:
