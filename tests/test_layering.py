@@ -34,6 +34,7 @@ ALLOWED: dict[str, set[str]] = {
         "scoring",
     },
     "report.gate": {"gate", "report._text", "report.markdown"},
+    "gate_step": {"baseline", "baseline_io", "errors", "gate", "scoring"},
     "gate_cli": {"errors", "gate", "github.runner", "report.gate", "results"},
     "github.runner": {"errors"},
     "github.checks": {"report.annotations"},
@@ -52,6 +53,10 @@ ALLOWED: dict[str, set[str]] = {
         "scoring",
     },
     "action": {
+        "baseline",
+        "baseline_io",
+        "gate_step",
+        "report.regressions",
         "engine",
         "errors",
         "grading",

@@ -18,6 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from waza_ci.baseline import BaselineComparison
+from waza_ci.baseline_io import (
+    GATE_FAIL,
+    compare_with_baseline,
+    gate_status,
+    gated_exit_code,
+    load_baseline,
+)
 from waza_ci.engine import (
     GradeReport,
     GradeRequest,
@@ -26,6 +34,13 @@ from waza_ci.engine import (
     run_grading,
 )
 from waza_ci.errors import InputError, WazaCiError
+from waza_ci.gate_step import (
+    GATE_INPUT_DEFAULTS,
+    GateSettings,
+    gate_outputs,
+    load_gate_settings,
+    missing_baseline_note,
+)
 from waza_ci.github.checks import (
     FIX_HINT,
     CheckRunClient,
@@ -46,7 +61,12 @@ from waza_ci.github.runner import (
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
-from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
+from waza_ci.report.markdown import check_title, render_check_summary
+from waza_ci.report.regressions import (
+    flaky_of,
+    render_regressions_text,
+    render_summary_with_regressions,
+)
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_results
 from waza_ci.scoring import FailOn, GradeSummary
@@ -68,6 +88,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "check-run": "true",
     "job-summary": "true",
     "commit": "",
+    **GATE_INPUT_DEFAULTS,
 }
 
 
@@ -87,6 +108,7 @@ class ActionSettings:
     check_run: bool
     job_summary: bool
     commit: str | None
+    gate: GateSettings = field(default_factory=GateSettings)
     token: str | None = field(default=None, repr=False)
 
 
@@ -112,6 +134,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         check_run=_boolean("check-run", get("check-run")),
         job_summary=_boolean("job-summary", get("job-summary")),
         commit=get("commit") or None,
+        gate=load_gate_settings(get),
         token=input_value(env, "github-token"),
     )
 
@@ -154,6 +177,8 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             if settings.check_run and runner.in_actions
             else None
         )
+        baseline_files, found = load_baseline(settings.gate.baseline)
+        baseline_note = missing_baseline_note(settings.gate, settings.fail_on, found)
         prepared = prepare_grading(_request(settings, env, stdout))
         plan = plan_outputs(
             settings.output,
@@ -162,13 +187,25 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             [r.path for r in prepared.results_files],
         )
         with cancel_on_signals():  # a cancelled job still removes every context directory
-            report = _grade(prepared, commands, stdout)
+            report = _grade(prepared, commands, stdout, settings.gate.min_task_pass_rate)
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
     summary = report.summary
-    markdown = render_markdown(summary)
+    comparison = compare_with_baseline(
+        summary,
+        prepared.results_files,
+        baseline_files,
+        task=settings.task,
+        options=settings.gate.options,
+    )
+    flaky = flaky_of(summary.tasks)
+    if baseline_note:
+        commands.warning(baseline_note)
+    with commands.stop_commands():
+        stdout.write(render_regressions_text(comparison, flaky, baseline_note=baseline_note))
+    markdown = render_summary_with_regressions(summary, comparison, baseline_note=baseline_note)
     if settings.job_summary and runner.summary_path:
         try:
             append_summary(runner.summary_path, markdown)
@@ -176,17 +213,28 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             commands.warning(f"could not write the job summary to {runner.summary_path}: {err}")
     elif not runner.in_actions:
         stdout.write(markdown)
+    conclusion = conclusion_of(summary, settings.fail_on, comparison)
     check = (
-        _publish(settings, runner, env=env, head_sha=head_sha, summary=summary, commands=commands)
+        _publish(
+            settings,
+            runner,
+            env=env,
+            head_sha=head_sha,
+            summary=summary,
+            conclusion=conclusion,
+            commands=commands,
+        )
         if head_sha
         else None
     )
     if runner.output_path:
+        outputs = _step_outputs(summary, check, output_file)
+        outputs |= gate_outputs(summary, comparison, len(flaky))
         try:
-            write_outputs(runner.output_path, _step_outputs(summary, check, output_file))
+            write_outputs(runner.output_path, outputs)
         except OSError as err:
             commands.warning(f"could not write the step outputs to {runner.output_path}: {err}")
-    return summary.exit_code(settings.fail_on)
+    return gated_exit_code(summary, settings.fail_on, comparison)
 
 
 def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
@@ -207,11 +255,13 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
     )
 
 
-def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO) -> GradeReport:
+def _grade(
+    prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO, min_task_pass_rate: float
+) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
-        report = run_grading(prepared)
+        report = run_grading(prepared, min_task_pass_rate=min_task_pass_rate)
     with commands.stop_commands():
         for warning in report.warnings:
             stdout.write(f"waza-ci: warning: {warning}\n")
@@ -242,10 +292,15 @@ def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: st
     )
 
 
-def conclusion_of(summary: GradeSummary, fail_on: FailOn) -> Conclusion:
-    """failure on grader errors or (with fail-on failures) a failing run; neutral when failures
-    do not gate or nothing was graded; success otherwise."""
+def conclusion_of(
+    summary: GradeSummary, fail_on: FailOn, comparison: BaselineComparison | None = None
+) -> Conclusion:
+    """failure on grader errors, (with fail-on failures) a failing task or (with fail-on
+    regressions) a failed regression gate; neutral when failures do not gate or nothing was
+    graded; success otherwise."""
     if summary.grader_errors:
+        return "failure"
+    if fail_on is FailOn.REGRESSIONS and gate_status(comparison) == GATE_FAIL:
         return "failure"
     if not summary.passed:
         return "failure" if fail_on is FailOn.FAILURES else "neutral"
@@ -259,6 +314,7 @@ def _publish(
     env: Mapping[str, str],
     head_sha: str,
     summary: GradeSummary,
+    conclusion: Conclusion,
     commands: WorkflowCommands,
 ) -> CheckRunResult | None:
     annotations = build_annotations(summary, repo_root=runner.workspace or os.getcwd())
@@ -270,7 +326,7 @@ def _publish(
         name=settings.check_name,
         head_sha=head_sha,
         external_id=_external_id(runner, settings.check_name, env),
-        conclusion=conclusion_of(summary, settings.fail_on),
+        conclusion=conclusion,
         title=check_title(summary),
         summary=render_check_summary(summary),
         annotations=annotations,

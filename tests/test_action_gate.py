@@ -1,0 +1,133 @@
+"""The action with a baseline: gate inputs and outputs, `fail-on: regressions`, a missing
+baseline. Runs entrypoint.py as the runner does, against the loopback GitHub API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Project, make_results, make_run, run_cli_process
+from tests.fake_github import FakeGitHub
+from tests.test_entrypoint import TOKEN, Runner
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub(token=TOKEN) as server:
+        yield server
+
+
+GOOD_GRADER = "import sys\nsys.exit(0 if 'good' in sys.stdin.read() else 1)\n"
+
+
+def _write(project: Project, outputs: dict[str, list[str]]) -> None:
+    script = project.write_grader("good.py", GOOD_GRADER)
+    project.write_eval(project.program_grader("good", script))
+    for task_id in outputs:
+        project.write_task(task_id)
+    runs = {
+        task_id: [make_run(i + 1, final_output=text) for i, text in enumerate(texts)]
+        for task_id, texts in outputs.items()
+    }
+    project.write_results(make_results(runs))
+
+
+def _baseline(project: Project, outputs: dict[str, list[str]]) -> Path:
+    _write(project, outputs)
+    path = project.root / "baseline" / "results.json"
+    path.parent.mkdir()
+    args = [*project.grade_args(), "--fail-on", "errors", "--output", str(path)]
+    assert run_cli_process(args, cwd=project.root).code == 0
+    return path
+
+
+INPUTS = {
+    "eval": "eval.yaml",
+    "results": "results.json",
+    "workspace": "workspace",
+    "comment": "off",
+}
+
+
+def test_fail_on_regressions_passes_with_old_failures_and_sets_the_outputs(
+    tmp_path: Path,
+    github: FakeGitHub,
+    project: Project,
+) -> None:
+    _baseline(project, {"old": ["bad"], "fix": ["bad"], "ok": ["good", "good", "good"]})
+    _write(project, {"old": ["bad"], "fix": ["good"], "ok": ["good", "bad", "good"]})
+    runner = Runner(tmp_path, github, project.root)
+    inputs = {**INPUTS, "baseline": "baseline/*.json", "fail-on": "regressions"}
+    result = runner.run(inputs)
+    assert result.code == 0, result.log
+    assert result.outputs["gate"] == "pass"
+    assert result.outputs["regressions"] == "0"
+    assert result.outputs["fixed"] == "1"
+    assert result.outputs["flaky"] == "1"
+    assert result.outputs["pass-rate"] == "0.3333"
+    assert result.outputs["baseline-pass-rate"] == "0.3333"
+    (check,) = github.check_runs
+    assert check["conclusion"] == "neutral"  # failures exist, but they do not gate
+    assert "### Compared with the baseline" in result.summary
+    assert "### Flaky tasks" in result.summary
+    # Without the fix, the within-noise flip of `ok` lowers the pass rate by 33pp: waza's
+    # aggregate rule fails at its default 0pp and passes at 40pp.
+    _write(project, {"old": ["bad"], "fix": ["bad"], "ok": ["good", "bad", "good"]})
+    strict = runner.run(inputs)
+    assert strict.code == 1
+    assert strict.outputs["gate"] == "fail"
+    assert strict.outputs["regressions"] == "0"
+    assert runner.run({**inputs, "max-regression-pct": "40"}).code == 0
+
+
+def test_a_regression_fails_the_step_and_the_check(
+    tmp_path: Path,
+    github: FakeGitHub,
+    project: Project,
+) -> None:
+    _baseline(project, {"t1": ["good"]})
+    _write(project, {"t1": ["bad"]})
+    runner = Runner(tmp_path, github, project.root)
+    result = runner.run({**INPUTS, "baseline": "baseline/results.json", "fail-on": "regressions"})
+    assert result.code == 1
+    assert result.outputs["regressions"] == "1"
+    assert result.outputs["gate"] == "fail"
+    assert github.check_runs[0]["conclusion"] == "failure"
+
+
+def test_a_missing_baseline_warns_and_the_gate_says_no_baseline(
+    tmp_path: Path,
+    github: FakeGitHub,
+    project: Project,
+) -> None:
+    _write(project, {"t1": ["bad"]})
+    runner = Runner(tmp_path, github, project.root)
+    result = runner.run({**INPUTS, "baseline": "gone/*.json", "fail-on": "regressions"})
+    assert result.code == 0, result.log
+    assert "::warning::no baseline results file found at 'gone/*.json'" in result.stdout
+    assert result.outputs["gate"] == "no-baseline"
+    assert result.outputs["baseline-pass-rate"] == ""
+    assert "no baseline" in result.summary
+    # Today's behaviour is unchanged without `fail-on: regressions`.
+    assert runner.run({**INPUTS, "baseline": "gone/*.json"}).code == 1
+
+
+def test_bad_gate_inputs_exit_2_naming_the_input(
+    tmp_path: Path,
+    github: FakeGitHub,
+    project: Project,
+) -> None:
+    _write(project, {"t1": ["good"]})
+    runner = Runner(tmp_path, github, project.root)
+    for name, value in (
+        ("min-task-pass-rate", "2"),
+        ("max-regression-pct", "-1"),
+        ("on-new-tasks", "sometimes"),
+        ("golden-must-pass", "yes"),
+        ("comment", "loud"),
+    ):
+        result = runner.run({**INPUTS, name: value})
+        assert result.code == 2, name
+        assert f"input `{name}`" in result.stdout, name
