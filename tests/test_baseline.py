@@ -16,7 +16,6 @@ from waza_ci.baseline import (
     beyond_noise,
     compare,
     fisher_drop_p_value,
-    wilson_interval,
 )
 from waza_ci.gate import GateOptions, TaskPolicy
 
@@ -30,12 +29,12 @@ def side(key: str, passed: int, total: int, golden: bool = False, **graders: Pas
 
 def test_wilson_interval_matches_the_textbook_values() -> None:
     # Wilson 95% for 0/10 is [0, 0.2775]; for 5/10 [0.2366, 0.7634]; no runs is [0, 1].
-    low, high = wilson_interval(0, 10)
-    assert low == 0.0 and high == pytest.approx(0.27753, abs=1e-5)
-    low, high = wilson_interval(5, 10)
+    low, high = PassCount(0, 10).interval
+    assert low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(0.27753, abs=1e-5)
+    low, high = PassCount(5, 10).interval
     assert low == pytest.approx(0.23659, abs=1e-5)
     assert high == pytest.approx(0.76341, abs=1e-5)
-    assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert PassCount(0, 0).interval == (0.0, 1.0)
 
 
 def test_fisher_one_sided_p_values() -> None:

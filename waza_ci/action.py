@@ -187,7 +187,13 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             [r.path for r in prepared.results_files],
         )
         with cancel_on_signals():  # a cancelled job still removes every context directory
-            report = _grade(prepared, commands, stdout, settings.gate.min_task_pass_rate)
+            report = _grade(
+                prepared,
+                commands,
+                stdout,
+                repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd(),
+                min_task_pass_rate=settings.gate.min_task_pass_rate,
+            )
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
@@ -256,15 +262,25 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
 
 
 def _grade(
-    prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO, min_task_pass_rate: float
+    prepared: PreparedGrading,
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    *,
+    repo_root: str,
+    min_task_pass_rate: float,
 ) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
         report = run_grading(prepared, min_task_pass_rate=min_task_pass_rate)
+    for warning in report.warnings:  # an annotation on the file and line it is about
+        where = warning.location
+        commands.warning(
+            f"waza-ci: {warning.message}",
+            file=repo_relative_path(where.file, repo_root) if where else None,
+            line=where.line if where else None,
+        )
     with commands.stop_commands():
-        for warning in report.warnings:
-            stdout.write(f"waza-ci: warning: {warning}\n")
         stdout.write(render_text(report.summary))
     return report
 

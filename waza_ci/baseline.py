@@ -28,29 +28,10 @@ from enum import StrEnum
 
 from waza_ci.gate import GateOptions, GateOutcome, GateReport, GateTask, evaluate_gate
 from waza_ci.scoring import STATUS_FAILED, STATUS_PASSED, meets_pass_rate
+from waza_ci.statistics import wilson_ci
 
-WILSON_Z = 1.959963984540054
-"""The normal quantile of a two-sided 95 % interval."""
 NOISE_ALPHA = 0.05
 """The one-sided Fisher exact test's level: a smaller p-value is beyond noise."""
-
-
-def wilson_interval(passed: int, total: int, z: float = WILSON_Z) -> tuple[float, float]:
-    """The Wilson score interval of a pass rate; (0, 1) when there is no run at all.
-
-    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0/n or n/n,
-    which are the usual pass rates of agent evals.
-
-    (The `fidelity` work adds a Wilson interval to scoring for `pass_rate_ci`; once both are
-    merged, one of the two should go.)
-    """
-    if total <= 0:
-        return 0.0, 1.0
-    rate = passed / total
-    z2 = z * z
-    centre = (rate + z2 / (2 * total)) / (1 + z2 / total)
-    half = z * math.sqrt(rate * (1 - rate) / total + z2 / (4 * total * total)) / (1 + z2 / total)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)
@@ -71,7 +52,11 @@ class PassCount:
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.passed, self.total)
+        """The 95 % Wilson score interval of the pass rate; (0, 1) without runs."""
+        if not self.total:
+            return 0.0, 1.0
+        ci = wilson_ci(self.passed, self.total)
+        return ci["lower"], ci["upper"]
 
     def meets(self, min_rate: float) -> bool:
         """The verdict: at least `min_rate` of the runs passed."""
