@@ -131,3 +131,36 @@ def test_bad_gate_inputs_exit_2_naming_the_input(
         result = runner.run({**INPUTS, name: value})
         assert result.code == 2, name
         assert f"input `{name}`" in result.stdout, name
+
+
+def test_the_pull_request_comment_is_posted_once_and_updated(
+    tmp_path: Path,
+    github: FakeGitHub,
+    project: Project,
+) -> None:
+    _baseline(project, {"t1": ["good"]})
+    _write(project, {"t1": ["bad"]})
+    runner = Runner(tmp_path, github, project.root)
+    event = runner.event(
+        "pull_request",
+        {
+            "pull_request": {
+                "number": 7,
+                "head": {"sha": "c" * 40, "repo": {"full_name": "octo/repo"}},
+            }
+        },
+    )
+    inputs = {**INPUTS, "comment": "on-change", "baseline": "baseline/results.json"}
+    first = runner.run(inputs, env={**event, "GITHUB_WORKFLOW": "CI"})
+    assert first.code == 1
+    _write(project, {"t1": ["good"]})
+    second = runner.run(inputs, env={**event, "GITHUB_WORKFLOW": "CI"})
+    assert second.code == 0, second.log
+    (comment,) = github.comments
+    assert comment["issue"] == 7
+    assert "**Regression gate: ✅ pass**" in str(comment["body"])
+    assert f"[Check run]({github.check_runs[-1]['html_url']})" in str(comment["body"])
+    # Outside a pull request: one notice, nothing posted.
+    pushed = runner.run(inputs, env={"GITHUB_EVENT_NAME": "push", "GITHUB_WORKFLOW": "CI"})
+    assert pushed.stdout.count("::notice title=waza-ci::no pull-request comment") == 1
+    assert len(github.comments) == 1

@@ -60,6 +60,7 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
+from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.markdown import check_title, render_check_summary
 from waza_ci.report.regressions import (
@@ -233,6 +234,16 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         if head_sha
         else None
     )
+    if runner.in_actions:
+        publish_comment(
+            settings.gate.comment,
+            _comment_context(settings, runner, env, check),
+            summary=summary,
+            comparison=comparison,
+            baseline_note=baseline_note,
+            notice=lambda line: commands.notice(line, title="waza-ci"),
+            warn=lambda line: commands.warning(line, title="waza-ci"),
+        )
     if runner.output_path:
         outputs = _step_outputs(summary, check, output_file)
         outputs |= gate_outputs(summary, comparison, len(flaky))
@@ -411,6 +422,25 @@ def _external_id(runner: RunnerEnv, check_name: str, env: Mapping[str, str]) -> 
     )
     digest = hashlib.sha256(repr(leg).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"waza-ci:{runner.run_id}:{runner.run_attempt}:{runner.job}:{digest}:{check_name}"
+
+
+def _comment_context(
+    settings: ActionSettings,
+    runner: RunnerEnv,
+    env: Mapping[str, str],
+    check: CheckRunResult | None,
+) -> CommentContext:
+    return CommentContext(
+        api_url=runner.api_url,
+        repository=runner.repository,
+        token=settings.token,
+        event_name=runner.event_name,
+        event=runner.event,
+        workflow=env.get("GITHUB_WORKFLOW", ""),
+        check_name=settings.check_name,
+        check_url=check.html_url if check else None,
+        summary_url=_run_url(runner),
+    )
 
 
 def _run_url(runner: RunnerEnv) -> str | None:

@@ -1,0 +1,103 @@
+"""The action's sticky-comment step: decide, render, post or update, or say why not.
+
+`comment: off` does nothing. Outside a pull-request event, without a token, or when the token
+may not write comments (403 on forks and Dependabot), one notice is printed and nothing else
+changes: the comment never decides the verdict. With `on-change` a comment is created only
+when something failed, regressed or was fixed; an existing one is always brought up to date,
+so it never shows a stale verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from waza_ci.baseline import BaselineComparison
+from waza_ci.gate_step import CommentMode
+from waza_ci.github.checks import GitHubError
+from waza_ci.github.comments import (
+    CommentResult,
+    CommentsUnavailable,
+    StickyCommentClient,
+    comment_marker,
+)
+from waza_ci.report.comment import render_comment
+from waza_ci.scoring import GradeSummary
+
+
+@dataclass(frozen=True)
+class CommentContext:
+    """Where the comment goes and what it links to."""
+
+    api_url: str
+    repository: str
+    token: str | None
+    event_name: str
+    event: Mapping[str, Any]
+    workflow: str
+    check_name: str
+    check_url: str | None
+    summary_url: str | None
+
+
+def pull_request_number(event_name: str, event: Mapping[str, Any]) -> int | None:
+    if not event_name.startswith("pull_request"):
+        return None
+    pull_request = event.get("pull_request")
+    number = pull_request.get("number") if isinstance(pull_request, Mapping) else None
+    return number if isinstance(number, int) and not isinstance(number, bool) else None
+
+
+def wants_new_comment(
+    mode: CommentMode, summary: GradeSummary, comparison: BaselineComparison | None
+) -> bool:
+    """Whether to create a comment where there is none yet."""
+    if mode is CommentMode.ALWAYS:
+        return True
+    failing = bool(summary.grader_errors) or not summary.passed
+    return failing or (comparison is not None and comparison.changed)
+
+
+def publish_comment(
+    mode: CommentMode,
+    context: CommentContext,
+    *,
+    summary: GradeSummary,
+    comparison: BaselineComparison | None,
+    baseline_note: str | None,
+    notice: Callable[[str], None],
+    warn: Callable[[str], None],
+    client_factory: Callable[..., StickyCommentClient] = StickyCommentClient,
+) -> CommentResult | None:
+    """Post or update the sticky comment. Every expected reason not to (not a pull request, no
+    token, a read-only token) is one `notice`; an API failure is one `warn`."""
+    if mode is CommentMode.OFF:
+        return None
+    number = pull_request_number(context.event_name, context.event)
+    if number is None:
+        notice("no pull-request comment: this is not a pull_request event")
+        return None
+    if not context.token:
+        notice("no pull-request comment: no `github-token` was given")
+        return None
+    marker = comment_marker(f"{context.workflow}\n{context.check_name}")
+    body = render_comment(
+        marker,
+        check_name=context.check_name,
+        summary=summary,
+        comparison=comparison,
+        baseline_note=baseline_note,
+        check_url=context.check_url,
+        summary_url=context.summary_url,
+    )
+    try:
+        with client_factory(context.api_url, context.repository, context.token) as client:
+            return client.upsert(
+                number, marker, body, create=wants_new_comment(mode, summary, comparison)
+            )
+    except CommentsUnavailable as err:
+        notice(f"no pull-request comment: {err}")
+    except (GitHubError, ValueError) as err:
+        warn(f"the pull-request comment could not be posted: {err}")
+    return None
