@@ -94,7 +94,13 @@ def test_a_regression_fails_the_step_and_the_check(
     assert result.code == 1
     assert result.outputs["regressions"] == "1"
     assert result.outputs["gate"] == "fail"
-    assert github.check_runs[0]["conclusion"] == "failure"
+    (check,) = github.check_runs
+    assert check["conclusion"] == "failure"
+    assert "**Regression gate: ❌ fail**" in check["output"]["summary"]
+    assert (
+        "| ❌ newly failing | `t1` | 1/1 (100%) | 0/1 (0%) | **regression** |"
+        in (check["output"]["summary"])
+    )
 
 
 def test_a_missing_baseline_warns_and_the_gate_says_no_baseline(

@@ -62,9 +62,10 @@ from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
-from waza_ci.report.markdown import check_title, render_check_summary
+from waza_ci.report.markdown import check_title
 from waza_ci.report.regressions import (
     flaky_of,
+    render_check_summary_with_regressions,
     render_regressions_text,
     render_summary_with_regressions,
 )
@@ -229,6 +230,9 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             head_sha=head_sha,
             summary=summary,
             conclusion=conclusion,
+            check_summary=render_check_summary_with_regressions(
+                summary, comparison, baseline_note=baseline_note
+            ),
             commands=commands,
         )
         if head_sha
@@ -342,6 +346,7 @@ def _publish(
     head_sha: str,
     summary: GradeSummary,
     conclusion: Conclusion,
+    check_summary: str,
     commands: WorkflowCommands,
 ) -> CheckRunResult | None:
     annotations = build_annotations(summary, repo_root=runner.workspace or os.getcwd())
@@ -355,7 +360,7 @@ def _publish(
         external_id=_external_id(runner, settings.check_name, env),
         conclusion=conclusion,
         title=check_title(summary),
-        summary=render_check_summary(summary),
+        summary=check_summary,
         annotations=annotations,
         details_url=_run_url(runner),
     )

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from waza_ci.baseline import BaselineComparison, Change, PassCount, TaskChange
 from waza_ci.report._text import ELLIPSIS, cut_utf8, one_line, utf8_len
 from waza_ci.report.gate import code_span
-from waza_ci.report.markdown import JOB_SUMMARY_LIMIT, escape_markdown, render_markdown
+from waza_ci.report.markdown import (
+    CHECK_SUMMARY_LIMIT,
+    JOB_SUMMARY_LIMIT,
+    escape_markdown,
+    render_check_summary,
+    render_markdown,
+)
 from waza_ci.scoring import GradeSummary, TaskGrade
 
 SECTION_LIMIT = 131_072
@@ -245,4 +251,26 @@ def render_summary_with_regressions(
         limit_bytes=min(SECTION_LIMIT, limit_bytes // 4),
     )
     report = render_markdown(summary, limit_bytes=limit_bytes - utf8_len(section) - 1)
+    return report + ("\n" + section if section else "")
+
+
+CHECK_SECTION_LIMIT = 16_384
+"""The regression section's share of the check run's 65,535-byte summary."""
+
+
+def render_check_summary_with_regressions(
+    summary: GradeSummary,
+    comparison: BaselineComparison | None,
+    *,
+    baseline_note: str | None = None,
+    limit_bytes: int = CHECK_SUMMARY_LIMIT,
+) -> str:
+    """The check run's summary, then the regression section, together within `limit_bytes`."""
+    section = render_regressions_markdown(
+        comparison,
+        flaky_of(summary.tasks),
+        baseline_note=baseline_note,
+        limit_bytes=min(CHECK_SECTION_LIMIT, limit_bytes // 4),
+    )
+    report = render_check_summary(summary, limit_bytes=limit_bytes - utf8_len(section) - 1)
     return report + ("\n" + section if section else "")
