@@ -98,7 +98,7 @@ def test_a_regression_fails_the_step_and_the_check(
     assert check["conclusion"] == "failure"
     assert "**Regression gate: ❌ fail**" in check["output"]["summary"]
     assert (
-        "| ❌ newly failing | `t1` | 1/1 (100%) | 0/1 (0%) | **regression** |"
+        "| ❌ newly failing | `t1` | 1/1 (100%) | 0/1 (0%) | **regression**; `good` newly failing |"
         in (check["output"]["summary"])
     )
 
