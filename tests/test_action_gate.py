@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Project, make_results, make_run, run_cli_process
+from tests.conftest import Project, run_cli_process
 from tests.fake_github import FakeGitHub
+from tests.test_baseline import write_good_project
 from tests.test_entrypoint import TOKEN, Runner
 
 
@@ -19,23 +20,8 @@ def github() -> Iterator[FakeGitHub]:
         yield server
 
 
-GOOD_GRADER = "import sys\nsys.exit(0 if 'good' in sys.stdin.read() else 1)\n"
-
-
-def _write(project: Project, outputs: dict[str, list[str]]) -> None:
-    script = project.write_grader("good.py", GOOD_GRADER)
-    project.write_eval(project.program_grader("good", script))
-    for task_id in outputs:
-        project.write_task(task_id)
-    runs = {
-        task_id: [make_run(i + 1, final_output=text) for i, text in enumerate(texts)]
-        for task_id, texts in outputs.items()
-    }
-    project.write_results(make_results(runs))
-
-
 def _baseline(project: Project, outputs: dict[str, list[str]]) -> Path:
-    _write(project, outputs)
+    write_good_project(project, outputs)
     path = project.root / "baseline" / "results.json"
     path.parent.mkdir()
     args = [*project.grade_args(), "--fail-on", "errors", "--output", str(path)]
@@ -57,7 +43,7 @@ def test_fail_on_regressions_passes_with_old_failures_and_sets_the_outputs(
     project: Project,
 ) -> None:
     _baseline(project, {"old": ["bad"], "fix": ["bad"], "ok": ["good", "good", "good"]})
-    _write(project, {"old": ["bad"], "fix": ["good"], "ok": ["good", "bad", "good"]})
+    write_good_project(project, {"old": ["bad"], "fix": ["good"], "ok": ["good", "bad", "good"]})
     runner = Runner(tmp_path, github, project.root)
     inputs = {**INPUTS, "baseline": "baseline/*.json", "fail-on": "regressions"}
     result = runner.run(inputs)
@@ -74,7 +60,7 @@ def test_fail_on_regressions_passes_with_old_failures_and_sets_the_outputs(
     assert "### Flaky tasks" in result.summary
     # Without the fix, the within-noise flip of `ok` lowers the pass rate by 33pp: waza's
     # aggregate rule fails at its default 0pp and passes at 40pp.
-    _write(project, {"old": ["bad"], "fix": ["bad"], "ok": ["good", "bad", "good"]})
+    write_good_project(project, {"old": ["bad"], "fix": ["bad"], "ok": ["good", "bad", "good"]})
     strict = runner.run(inputs)
     assert strict.code == 1
     assert strict.outputs["gate"] == "fail"
@@ -88,7 +74,7 @@ def test_a_regression_fails_the_step_and_the_check(
     project: Project,
 ) -> None:
     _baseline(project, {"t1": ["good"]})
-    _write(project, {"t1": ["bad"]})
+    write_good_project(project, {"t1": ["bad"]})
     runner = Runner(tmp_path, github, project.root)
     result = runner.run({**INPUTS, "baseline": "baseline/results.json", "fail-on": "regressions"})
     assert result.code == 1
@@ -108,7 +94,7 @@ def test_a_missing_baseline_warns_and_the_gate_says_no_baseline(
     github: FakeGitHub,
     project: Project,
 ) -> None:
-    _write(project, {"t1": ["bad"]})
+    write_good_project(project, {"t1": ["bad"]})
     runner = Runner(tmp_path, github, project.root)
     result = runner.run({**INPUTS, "baseline": "gone/*.json", "fail-on": "regressions"})
     assert result.code == 0, result.log
@@ -125,7 +111,7 @@ def test_bad_gate_inputs_exit_2_naming_the_input(
     github: FakeGitHub,
     project: Project,
 ) -> None:
-    _write(project, {"t1": ["good"]})
+    write_good_project(project, {"t1": ["good"]})
     runner = Runner(tmp_path, github, project.root)
     for name, value in (
         ("min-task-pass-rate", "2"),
@@ -145,7 +131,7 @@ def test_the_pull_request_comment_is_posted_once_and_updated(
     project: Project,
 ) -> None:
     _baseline(project, {"t1": ["good"]})
-    _write(project, {"t1": ["bad"]})
+    write_good_project(project, {"t1": ["bad"]})
     runner = Runner(tmp_path, github, project.root)
     event = runner.event(
         "pull_request",
@@ -159,7 +145,7 @@ def test_the_pull_request_comment_is_posted_once_and_updated(
     inputs = {**INPUTS, "comment": "on-change", "baseline": "baseline/results.json"}
     first = runner.run(inputs, env={**event, "GITHUB_WORKFLOW": "CI"})
     assert first.code == 1
-    _write(project, {"t1": ["good"]})
+    write_good_project(project, {"t1": ["good"]})
     second = runner.run(inputs, env={**event, "GITHUB_WORKFLOW": "CI"})
     assert second.code == 0, second.log
     (comment,) = github.comments

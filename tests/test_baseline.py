@@ -160,7 +160,8 @@ def test_waza_gate_rules_apply_on_top_golden_and_aggregate_and_policies() -> Non
 GOOD_GRADER = "import sys\nsys.exit(0 if 'good' in sys.stdin.read() else 1)\n"
 
 
-def _project(project: Project, outputs: dict[str, list[str]]) -> None:
+def write_good_project(project: Project, outputs: dict[str, list[str]]) -> None:
+    """One task per key, one run per output; the grader passes a run whose output says good."""
     script = project.write_grader("good.py", GOOD_GRADER)
     project.write_eval(project.program_grader("good", script))
     for task_id in outputs:
@@ -174,7 +175,7 @@ def _project(project: Project, outputs: dict[str, list[str]]) -> None:
 
 def _baseline(project: Project, grade_project: Any, outputs: dict[str, list[str]]) -> Path:
     """Grade `outputs` and keep the regraded file, as main's run would upload it."""
-    _project(project, outputs)
+    write_good_project(project, outputs)
     path = project.root.parent / "baseline.json"
     grade_project("--fail-on", "errors", "--output", str(path))
     return path
@@ -184,7 +185,7 @@ def test_fail_on_regressions_passes_when_only_old_failures_remain(
     project: Project, grade_project: Any
 ) -> None:
     baseline = _baseline(project, grade_project, {"old": ["bad"], "fine": ["good"]})
-    _project(project, {"old": ["bad"], "fine": ["good"]})
+    write_good_project(project, {"old": ["bad"], "fine": ["good"]})
     summary = project.root / "summary.md"
     assert grade_project().code == 1  # today's rule: a failing task fails
     result = grade_project(
@@ -201,7 +202,7 @@ def test_fail_on_regressions_fails_on_a_newly_failing_task(
     project: Project, grade_project: Any
 ) -> None:
     baseline = _baseline(project, grade_project, {"t1": ["good"], "t2": ["bad"]})
-    _project(project, {"t1": ["bad"], "t2": ["good"]})
+    write_good_project(project, {"t1": ["bad"], "t2": ["good"]})
     result = grade_project("--baseline", str(baseline), "--fail-on", "regressions")
     assert result.code == 1
     assert "newly failing REGRESSION: t1 1/1 (100%) -> 0/1 (0%)" in result.stderr
@@ -211,7 +212,7 @@ def test_fail_on_regressions_fails_on_a_newly_failing_task(
 def test_a_missing_baseline_is_a_warning_and_grading_goes_on(
     project: Project, grade_project: Any
 ) -> None:
-    _project(project, {"t1": ["bad"]})
+    write_good_project(project, {"t1": ["bad"]})
     summary = project.root / "summary.md"
     missing = project.root / "nowhere" / "*.json"
     result = grade_project(
@@ -225,7 +226,7 @@ def test_a_missing_baseline_is_a_warning_and_grading_goes_on(
 def test_a_malformed_baseline_is_exit_2_naming_the_file(
     project: Project, grade_project: Any
 ) -> None:
-    _project(project, {"t1": ["good"]})
+    write_good_project(project, {"t1": ["good"]})
     bad = project.root.parent / "baseline.json"
     bad.write_text("{not json", encoding="utf-8")
     result = grade_project("--baseline", str(bad))
@@ -234,7 +235,7 @@ def test_a_malformed_baseline_is_exit_2_naming_the_file(
 
 
 def test_min_task_pass_rate_and_flaky_tasks(project: Project, grade_project: Any) -> None:
-    _project(project, {"t1": ["good", "good", "bad"]})
+    write_good_project(project, {"t1": ["good", "good", "bad"]})
     summary = project.root / "summary.md"
     assert grade_project().code == 1
     result = grade_project("--min-task-pass-rate", "0.6", "--summary", str(summary))
@@ -252,7 +253,7 @@ def test_min_task_pass_rate_and_flaky_tasks(project: Project, grade_project: Any
 def test_bad_gate_flags_on_grade_are_exit_2(
     flags: list[str], project: Project, grade_project: Any
 ) -> None:
-    _project(project, {"t1": ["good"]})
+    write_good_project(project, {"t1": ["good"]})
     result = grade_project(*flags)
     assert result.code == 2
     assert result.stderr.count("\n") == 1
@@ -262,7 +263,7 @@ def test_golden_flag_from_the_results_file_reaches_the_gate(
     project: Project, grade_project: Any
 ) -> None:
     baseline = _baseline(project, grade_project, {"g": ["bad"]})
-    _project(project, {"g": ["bad"]})
+    write_good_project(project, {"g": ["bad"]})
     doc: dict[str, Any] = json.loads(project.results_path.read_text(encoding="utf-8"))
     doc["tasks"][0]["golden"] = True
     project.write_results(doc)

@@ -37,6 +37,8 @@ from waza_ci.errors import InputError, WazaCiError
 from waza_ci.gate_step import (
     GATE_INPUT_DEFAULTS,
     GateSettings,
+    boolean_input,
+    choice_input,
     gate_outputs,
     load_gate_settings,
     missing_baseline_note,
@@ -130,23 +132,15 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         working_directory=Path(get("working-directory")),
         task=get("task") or None,
         jobs=_jobs(get("jobs")),
-        fail_on=_choice("fail-on", get("fail-on"), FailOn),
+        fail_on=choice_input("fail-on", get("fail-on"), FailOn),
         output=Path(get("output")) if get("output") else None,
         check_name=get("check-name"),
-        check_run=_boolean("check-run", get("check-run")),
-        job_summary=_boolean("job-summary", get("job-summary")),
+        check_run=boolean_input("check-run", get("check-run")),
+        job_summary=boolean_input("job-summary", get("job-summary")),
         commit=get("commit") or None,
         gate=load_gate_settings(get),
         token=input_value(env, "github-token"),
     )
-
-
-def _boolean(name: str, value: str) -> bool:
-    # Strict on purpose: a typo like `flase` must not quietly mean true.
-    lowered = value.lower()
-    if lowered not in ("true", "false"):
-        raise InputError(f"input `{name}` must be `true` or `false`, not {value!r}")
-    return lowered == "true"
 
 
 def _jobs(value: str) -> int | None:
@@ -155,14 +149,6 @@ def _jobs(value: str) -> int | None:
     if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits only
         raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
     return int(value)
-
-
-def _choice(name: str, value: str, choices: type[FailOn]) -> FailOn:
-    try:
-        return choices(value)
-    except ValueError:
-        allowed = " or ".join(f"`{c.value}`" for c in choices)
-        raise InputError(f"input `{name}` must be {allowed}, not {value!r}") from None
 
 
 def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:

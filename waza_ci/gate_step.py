@@ -1,4 +1,5 @@
-"""The action's regression-gate inputs and outputs: parsing, validation, the step outputs.
+"""The action's regression-gate inputs and outputs: parsing, validation, the step outputs
+(and the strict boolean and choice parsers every action input uses).
 
 The action calls these with a few lines (see action.py) so its own flow stays readable: the
 inputs with waza's gate names, `min-task-pass-rate`, `comment`, and the outputs `regressions`,
@@ -55,9 +56,9 @@ def load_gate_settings(get: Callable[[str], str]) -> GateSettings:
         raise InputError(f"input `max-regression-pct` must be >= 0, not {max_regression:g}")
     options = GateOptions(
         max_regression_pct=max_regression,
-        golden_must_pass=_boolean("golden-must-pass", get("golden-must-pass")),
-        on_new_tasks=_choice("on-new-tasks", get("on-new-tasks"), TaskPolicy),
-        on_removed_tasks=_choice("on-removed-tasks", get("on-removed-tasks"), TaskPolicy),
+        golden_must_pass=boolean_input("golden-must-pass", get("golden-must-pass")),
+        on_new_tasks=choice_input("on-new-tasks", get("on-new-tasks"), TaskPolicy),
+        on_removed_tasks=choice_input("on-removed-tasks", get("on-removed-tasks"), TaskPolicy),
     )
     rate = _number("min-task-pass-rate", get("min-task-pass-rate"))
     if not 0 <= rate <= 1:
@@ -66,7 +67,7 @@ def load_gate_settings(get: Callable[[str], str]) -> GateSettings:
         baseline=baseline,
         options=options,
         min_task_pass_rate=rate,
-        comment=_choice("comment", get("comment"), CommentMode),
+        comment=choice_input("comment", get("comment"), CommentMode),
     )
 
 
@@ -80,7 +81,8 @@ def _number(name: str, value: str) -> float:
     return number
 
 
-def _boolean(name: str, value: str) -> bool:
+def boolean_input(name: str, value: str) -> bool:
+    """A strict boolean input: a typo like `flase` must not quietly mean true."""
     lowered = value.lower()
     if lowered not in ("true", "false"):
         raise InputError(f"input `{name}` must be `true` or `false`, not {value!r}")
@@ -90,12 +92,13 @@ def _boolean(name: str, value: str) -> bool:
 _E = TypeVar("_E", bound=StrEnum)
 
 
-def _choice(name: str, value: str, choices: type[_E]) -> _E:
+def choice_input(name: str, value: str, choices: type[_E]) -> _E:
+    """One of an enum's values; the error names the input and lists them."""
     try:
         return choices(value)
     except ValueError:
-        allowed = ", ".join(f"`{c.value}`" for c in choices)
-        raise InputError(f"input `{name}` must be one of {allowed}, not {value!r}") from None
+        allowed = " or ".join(f"`{c.value}`" for c in choices)
+        raise InputError(f"input `{name}` must be {allowed}, not {value!r}") from None
 
 
 def missing_baseline_note(settings: GateSettings, fail_on: FailOn, found: str | None) -> str | None:

@@ -8,7 +8,7 @@ keep them from adding markup, cells or lines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from waza_ci.baseline import BaselineComparison, Change, PassCount, TaskChange
@@ -243,15 +243,15 @@ def render_summary_with_regressions(
     baseline_note: str | None = None,
     limit_bytes: int = JOB_SUMMARY_LIMIT,
 ) -> str:
-    """The grading report, then the regression section, together within `limit_bytes`."""
-    section = render_regressions_markdown(
+    """The grading report (job summary), then the regression section, within `limit_bytes`."""
+    return _with_section(
+        render_markdown,
+        summary,
         comparison,
-        flaky_of(summary.tasks),
-        baseline_note=baseline_note,
-        limit_bytes=min(SECTION_LIMIT, limit_bytes // 4),
+        baseline_note,
+        limit_bytes=limit_bytes,
+        section_limit=SECTION_LIMIT,
     )
-    report = render_markdown(summary, limit_bytes=limit_bytes - utf8_len(section) - 1)
-    return report + ("\n" + section if section else "")
 
 
 CHECK_SECTION_LIMIT = 16_384
@@ -265,12 +265,33 @@ def render_check_summary_with_regressions(
     baseline_note: str | None = None,
     limit_bytes: int = CHECK_SUMMARY_LIMIT,
 ) -> str:
-    """The check run's summary, then the regression section, together within `limit_bytes`."""
+    """The check run's summary, then the regression section, within `limit_bytes`."""
+    return _with_section(
+        render_check_summary,
+        summary,
+        comparison,
+        baseline_note,
+        limit_bytes=limit_bytes,
+        section_limit=CHECK_SECTION_LIMIT,
+    )
+
+
+def _with_section(
+    render: Callable[..., str],
+    summary: GradeSummary,
+    comparison: BaselineComparison | None,
+    baseline_note: str | None,
+    *,
+    limit_bytes: int,
+    section_limit: int,
+) -> str:
+    # The section is rendered first and the report gets what is left, so the two together
+    # never pass the limit and the report's own trimming note stays accurate.
     section = render_regressions_markdown(
         comparison,
         flaky_of(summary.tasks),
         baseline_note=baseline_note,
-        limit_bytes=min(CHECK_SECTION_LIMIT, limit_bytes // 4),
+        limit_bytes=min(section_limit, limit_bytes // 4),
     )
-    report = render_check_summary(summary, limit_bytes=limit_bytes - utf8_len(section) - 1)
-    return report + ("\n" + section if section else "")
+    report = render(summary, limit_bytes=limit_bytes - utf8_len(section) - 1)
+    return str(report) + ("\n" + section if section else "")
