@@ -274,3 +274,13 @@ def test_golden_flag_from_the_results_file_reaches_the_gate(
         "--baseline", str(baseline), "--fail-on", "regressions", "--golden-must-pass=false"
     )
     assert relaxed.code == 0
+
+
+def test_task_filter_applies_to_the_baseline_too(project: Project, grade_project: Any) -> None:
+    baseline = _baseline(project, grade_project, {"t1": ["good"], "t2": ["good"]})
+    write_good_project(project, {"t1": ["good"], "t2": ["bad"]})
+    result = grade_project(
+        "--baseline", str(baseline), "--task", "t1", "--on-removed-tasks", "fail"
+    )
+    assert result.code == 0, result.stderr
+    assert "0 new, 0 removed; waza gate: pass" in result.stderr
