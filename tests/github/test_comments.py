@@ -181,7 +181,8 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(github: FakeGitH
     run(CommentMode.ON_CHANGE, _summary(False))
     run(CommentMode.ON_CHANGE, _summary(True))  # existing one brought up to date
     (comment,) = github.comments
-    assert "✅" in str(comment["body"]).splitlines()[1]
+    lines = str(comment["body"]).splitlines()
+    assert "✅" in lines[1] and lines[3] == "**✅ Passed**"  # no baseline asked for
     run(CommentMode.ON_CHANGE, _summary(True), event_name="push")
     github.add_fault(Fault.integration_refused("GET", "*/comments"))
     run(CommentMode.ALWAYS, _summary(False))

@@ -40,7 +40,7 @@ def render_comment(
             marker,
             f"### {icon} waza-ci — {escape_markdown(check_name)}",
             "",
-            verdict_line(comparison, baseline_note=baseline_note),
+            _verdict(summary, comparison, baseline_note, failed=failed),
             "",
             _grading_line(summary),
             "",
@@ -60,6 +60,21 @@ def render_comment(
     if len(body) > limit_chars:  # a guard: the budget above should already hold
         body = body[: limit_chars - len(_TAIL)] + _TAIL
     return body
+
+
+def _verdict(
+    summary: GradeSummary,
+    comparison: BaselineComparison | None,
+    baseline_note: str | None,
+    *,
+    failed: bool,
+) -> str:
+    """The regression gate's verdict; without a baseline asked for, the grading verdict."""
+    if comparison is not None or baseline_note is not None:
+        return verdict_line(comparison, baseline_note=baseline_note)
+    if summary.grader_errors:
+        return "**⚠️ Grader errors**"
+    return "**❌ Failed**" if failed else "**✅ Passed**"
 
 
 def _grading_line(summary: GradeSummary) -> str:
