@@ -367,3 +367,23 @@ def test_the_gate_subcommand_exits_like_waza_gate_from_a_real_process(tmp_path: 
     assert usage.code == GATE_EXIT_CONFIG_ERROR
     assert usage.stderr.count("\n") == 1
     assert "gate" in run_cli_process(["--help"], cwd=ROOT).stdout
+
+
+def test_golden_field_round_trips_through_a_regraded_file(tmp_path: Path) -> None:
+    # waza's TestGoldenYAMLFieldRoundtrip, for waza-ci: `golden: true` in a results file
+    # survives `waza-ci grade --output` and the gate reads it from there.
+    project = tmp_path / "project"
+    (project / "tasks").mkdir(parents=True)
+    (project / "eval.yaml").write_text('name: e\ntasks: ["tasks/*.yaml"]\n', encoding="utf-8")
+    (project / "tasks" / "g1.yaml").write_text("id: g1\nname: G1\n", encoding="utf-8")
+    doc = make_results({"g1": [make_run()]})
+    doc["tasks"][0]["golden"] = True
+    (project / "results.json").write_text(json.dumps(doc), encoding="utf-8")
+    regraded = tmp_path / "regraded.json"
+    grade = ["grade", "eval.yaml", "--results", "results.json", "--output", str(regraded)]
+    assert run_cli_process(grade, cwd=project).code == 0
+    assert json.loads(regraded.read_text(encoding="utf-8"))["tasks"][0]["golden"] is True
+    out = io.StringIO()
+    args = ["--baseline", str(regraded), "--current", str(regraded), "-f", "json"]
+    assert gate_cli.main(args, out, None) == GATE_EXIT_PASS
+    assert json.loads(out.getvalue())["golden_total"] == 1
