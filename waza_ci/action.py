@@ -30,6 +30,7 @@ from waza_ci.engine import (
     GradeReport,
     GradeRequest,
     PreparedGrading,
+    merge_grading,
     prepare_grading,
     run_grading,
 )
@@ -50,8 +51,8 @@ from waza_ci.github.checks import (
     CheckRunResult,
     ChecksUnavailable,
     Conclusion,
-    GitHubError,
 )
+from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import (
     RunnerEnv,
     WorkflowCommands,
@@ -63,6 +64,7 @@ from waza_ci.github.runner import (
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.pr_comment import CommentContext, publish_comment
+from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.markdown import check_title
 from waza_ci.report.regressions import (
@@ -72,8 +74,9 @@ from waza_ci.report.regressions import (
     render_summary_with_regressions,
 )
 from waza_ci.report.text import render_text
-from waza_ci.results import dump_results
+from waza_ci.results import ResultsFile, dump_results
 from waza_ci.scoring import FailOn, GradeSummary
+from waza_ci.shard import Shard, parse_shard
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -92,8 +95,13 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "check-run": "true",
     "job-summary": "true",
     "commit": "",
+    "mode": "grade",
+    "shard": "",
+    "shard-weights": "",
+    "api-timeout": "60",
     **GATE_INPUT_DEFAULTS,
 }
+MODES = ("grade", "merge")
 
 
 @dataclass(frozen=True)
@@ -112,8 +120,13 @@ class ActionSettings:
     check_run: bool
     job_summary: bool
     commit: str | None
+    api_timeout_s: float = 60.0
     gate: GateSettings = field(default_factory=GateSettings)
     token: str | None = field(default=None, repr=False)
+    merge: bool = False
+    """`mode: merge`: `results` are the partial files of a sharded grading."""
+    shard: Shard | None = None
+    shard_weights: tuple[Path, ...] = ()
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -121,10 +134,20 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         return input_value(env, name) or INPUT_DEFAULTS.get(name, "")
 
     results = tuple(line.strip() for line in get("results").splitlines() if line.strip())
-    if not get("eval"):
+    if get("mode") not in MODES:
+        raise InputError(f"input `mode` must be `grade` or `merge`, not {get('mode')!r}")
+    merge = get("mode") == "merge"
+    if not get("eval") and not merge:
         raise InputError("input `eval` is required: the path to the eval spec (eval.yaml)")
     if not results:
         raise InputError("input `results` is required: results files or globs, one per line")
+    if merge and get("shard"):
+        raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
+    if get("shard") and get("baseline"):
+        raise InputError("input `baseline` compares a whole grading: give it to the merge job")
+    weights = tuple(
+        Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
+    )
     return ActionSettings(
         eval_path=Path(get("eval")),
         results=results,
@@ -138,8 +161,12 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         check_run=boolean_input("check-run", get("check-run")),
         job_summary=boolean_input("job-summary", get("job-summary")),
         commit=get("commit") or None,
+        api_timeout_s=_seconds("api-timeout", get("api-timeout")),
         gate=load_gate_settings(get),
         token=input_value(env, "github-token"),
+        merge=merge,
+        shard=parse_shard(get("shard"), "input `shard`") if get("shard") else None,
+        shard_weights=weights,
     )
 
 
@@ -149,6 +176,13 @@ def _jobs(value: str) -> int | None:
     if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits only
         raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
     return int(value)
+
+
+def _seconds(name: str, value: str) -> float:
+    # Plain decimal seconds only: "inf", "nan" or "1e9" would make the deadline meaningless.
+    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,3})?", value) or float(value) <= 0:
+        raise InputError(f"input `{name}` must be a number of seconds above 0, not {value!r}")
+    return float(value)
 
 
 def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
@@ -162,37 +196,22 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         runner = RunnerEnv.from_mapping(env)
         head_sha = (
             resolve_head_sha(runner, settings.commit)
-            if settings.check_run and runner.in_actions
+            # A shard's verdict is partial: only the merge job posts the check run.
+            if settings.check_run and settings.shard is None and runner.in_actions
             else None
         )
         baseline_files, found = load_baseline(settings.gate.baseline)
         baseline_note = missing_baseline_note(settings.gate, settings.fail_on, found)
-        prepared = prepare_grading(_request(settings, env, stdout))
-        plan = plan_outputs(
-            settings.output,
-            None,
-            [r.name for r in prepared.results_files],
-            [r.path for r in prepared.results_files],
+        report, plan, results_files = _report(
+            settings, env, commands, stdout, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd()
         )
-        with cancel_on_signals():  # a cancelled job still removes every context directory
-            report = _grade(
-                prepared,
-                commands,
-                stdout,
-                repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd(),
-                min_task_pass_rate=settings.gate.min_task_pass_rate,
-            )
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
     summary = report.summary
     comparison = compare_with_baseline(
-        summary,
-        prepared.results_files,
-        baseline_files,
-        task=settings.task,
-        options=settings.gate.options,
+        summary, results_files, baseline_files, task=settings.task, options=settings.gate.options
     )
     flaky = flaky_of(summary.tasks)
     if baseline_note:
@@ -207,33 +226,38 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             commands.warning(f"could not write the job summary to {runner.summary_path}: {err}")
     elif not runner.in_actions:
         stdout.write(markdown)
-    conclusion = conclusion_of(summary, settings.fail_on, comparison)
-    check = (
-        _publish(
-            settings,
-            runner,
-            env=env,
-            head_sha=head_sha,
-            summary=summary,
-            conclusion=conclusion,
-            check_summary=render_check_summary_with_regressions(
-                summary, comparison, baseline_note=baseline_note
-            ),
-            commands=commands,
+    http = _github_http(settings, runner, commands) if runner.in_actions else None
+    try:
+        check = (
+            _publish(
+                settings,
+                runner,
+                http,
+                env=env,
+                head_sha=head_sha,
+                summary=summary,
+                conclusion=conclusion_of(summary, settings.fail_on, comparison),
+                check_summary=render_check_summary_with_regressions(
+                    summary, comparison, baseline_note=baseline_note
+                ),
+                commands=commands,
+            )
+            if head_sha
+            else None
         )
-        if head_sha
-        else None
-    )
-    if runner.in_actions:
-        publish_comment(
-            settings.gate.comment,
-            _comment_context(settings, runner, env, check),
-            summary=summary,
-            comparison=comparison,
-            baseline_note=baseline_note,
-            notice=lambda line: commands.notice(line, title="waza-ci"),
-            warn=lambda line: commands.warning(line, title="waza-ci"),
-        )
+        if runner.in_actions and settings.shard is None:  # a shard's verdict is partial
+            publish_comment(
+                settings.gate.comment,
+                _comment_context(settings, runner, env, http, check),
+                summary=summary,
+                comparison=comparison,
+                baseline_note=baseline_note,
+                notice=lambda line: commands.notice(line, title="waza-ci"),
+                warn=lambda line: commands.warning(line, title="waza-ci"),
+            )
+    finally:
+        if http is not None:
+            http.close()
     if runner.output_path:
         outputs = _step_outputs(summary, check, output_file)
         outputs |= gate_outputs(summary, comparison, len(flaky))
@@ -246,7 +270,7 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
 
 def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
     def progress(line: str) -> None:
-        stdout.write(f"waza-ci: {line}\n")
+        stdout.write(f"waza-ci: {for_log(line)}\n")
         stdout.flush()
 
     return GradeRequest(
@@ -259,7 +283,44 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
         grader_env=grader_environment(env),
         temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
         progress=progress,
+        shard=settings.shard,
+        shard_weights=settings.shard_weights,
     )
+
+
+def _report(
+    settings: ActionSettings,
+    env: Mapping[str, str],
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    *,
+    repo_root: str,
+) -> tuple[GradeReport, OutputPlan, tuple[ResultsFile, ...]]:
+    """Grade (all tasks, or one shard's) or merge the shards' partials; output paths are
+    checked before any grader runs. Also returns the graded results files (for the golden
+    flags the regression gate reads)."""
+    if settings.merge:
+        report, partials = merge_grading(settings.results)
+        names = [r.source.name for r in report.regraded]
+        plan = plan_outputs(settings.output, None, names, partials)
+        _print_verdict(report, commands, stdout, repo_root=repo_root)
+        return report, plan, tuple(r.source for r in report.regraded)
+    prepared = prepare_grading(_request(settings, env, stdout))
+    plan = plan_outputs(
+        settings.output,
+        None,
+        [r.name for r in prepared.results_files],
+        [r.path for r in prepared.results_files],
+    )
+    with cancel_on_signals():  # a cancelled job still removes every context directory
+        report = _grade(
+            prepared,
+            commands,
+            stdout,
+            repo_root=repo_root,
+            min_task_pass_rate=settings.gate.min_task_pass_rate,
+        )
+    return report, plan, prepared.results_files
 
 
 def _grade(
@@ -274,6 +335,13 @@ def _grade(
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
         report = run_grading(prepared, min_task_pass_rate=min_task_pass_rate)
+    _print_verdict(report, commands, stdout, repo_root=repo_root)
+    return report
+
+
+def _print_verdict(
+    report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> None:
     for warning in report.warnings:  # an annotation on the file and line it is about
         where = warning.location
         commands.warning(
@@ -283,7 +351,6 @@ def _grade(
         )
     with commands.stop_commands():
         stdout.write(render_text(report.summary))
-    return report
 
 
 def _write_output_file(
@@ -324,9 +391,29 @@ def conclusion_of(
     return "success" if summary.runs_graded else "neutral"
 
 
+def _github_http(
+    settings: ActionSettings, runner: RunnerEnv, commands: WorkflowCommands
+) -> GitHubHttp | None:
+    """One session, one deadline (`api-timeout`) for all of the step's GitHub work (the check
+    run and the pull-request comment); None without a token or with a malformed API URL."""
+    if not settings.token:
+        return None
+    try:
+        return GitHubHttp(
+            runner.api_url,
+            settings.token,
+            deadline_s=settings.api_timeout_s,
+            notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
+        )
+    except ValueError as err:
+        commands.warning(f"the GitHub API cannot be used: {err}")
+        return None
+
+
 def _publish(
     settings: ActionSettings,
     runner: RunnerEnv,
+    http: GitHubHttp | None,
     *,
     env: Mapping[str, str],
     head_sha: str,
@@ -340,6 +427,9 @@ def _publish(
         commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)
         _log_annotations(commands, annotations)
         return None
+    if http is None:  # the reason was given when the session could not be opened
+        _log_annotations(commands, annotations)
+        return None
     request = CheckRunRequest(
         name=settings.check_name,
         head_sha=head_sha,
@@ -351,31 +441,26 @@ def _publish(
         details_url=_run_url(runner),
     )
     try:
-        with CheckRunClient(
-            runner.api_url,
-            runner.repository,
-            settings.token,
-            notify=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
-        ) as client:
-            return client.publish(request)
+        # Not closed here: the session (and its deadline) is shared with the comment step.
+        return CheckRunClient(http, runner.repository).publish(request)
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
-    except GitHubError as err:
-        if err.check_run_id is None:
+    except GitHubError as err:  # DeadlineExceeded included: one warning, the verdict stands
+        if err.resource_id is None:
             commands.warning(f"the check run could not be posted: {err}")
         else:
             # The run exists with part of its annotations: say so, point at it, and put
             # only the annotations it is missing into the log.
             commands.warning(
-                f"check run {err.check_run_id} was posted, but only {err.annotations_sent} of "
+                f"check run {err.resource_id} was posted, but only {err.items_sent} of "
                 f"{len(annotations)} annotations reached it: {err}"
             )
-            _log_annotations(commands, annotations[err.annotations_sent :])
+            _log_annotations(commands, annotations[err.items_sent :])
             return CheckRunResult(
-                id=err.check_run_id,
-                html_url=err.html_url or "",
+                id=err.resource_id,
+                html_url=err.resource_url or "",
                 requests_made=0,
-                annotations_sent=err.annotations_sent,
+                annotations_sent=err.items_sent,
             )
     except ValueError as err:  # a malformed GITHUB_REPOSITORY or API URL
         commands.warning(f"the check run could not be posted: {err}")
@@ -419,12 +504,13 @@ def _comment_context(
     settings: ActionSettings,
     runner: RunnerEnv,
     env: Mapping[str, str],
+    http: GitHubHttp | None,
     check: CheckRunResult | None,
 ) -> CommentContext:
     return CommentContext(
-        api_url=runner.api_url,
+        http=http,
         repository=runner.repository,
-        token=settings.token,
+        has_token=bool(settings.token),
         event_name=runner.event_name,
         event=runner.event,
         workflow=env.get("GITHUB_WORKFLOW", ""),

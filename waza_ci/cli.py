@@ -11,15 +11,22 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from waza_ci import __version__, gate_cli
 from waza_ci.baseline import BaselineComparison
 from waza_ci.baseline_io import compare_with_baseline, gated_exit_code, load_baseline
-from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
-from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
+from waza_ci.engine import (
+    GradeReport,
+    GradeRequest,
+    merge_grading,
+    prepare_grading,
+    run_grading,
+)
+from waza_ci.errors import EXIT_INPUT_ERROR, InputError, WazaCiError
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
+from waza_ci.report._text import for_log, json_for_log
 from waza_ci.report.regressions import (
     flaky_of,
     render_regressions_text,
@@ -28,13 +35,15 @@ from waza_ci.report.regressions import (
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
+from waza_ci.shard import Shard, parse_shard
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors as one line (exit 2) like every other input error."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        line = f"{self.prog}: error: {for_log(message)} (see `{self.prog} --help`)\n"
+        self.exit(EXIT_INPUT_ERROR, line)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gate_cli.add_gate_policy_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
+    _add_shard_arguments(grade_cmd)
+    _add_merge_command(commands)
     gate_cmd = commands.add_parser(
         "gate",
         help="waza's regression gate: compare a results file with a baseline",
@@ -122,16 +133,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
+    grade_cmd.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="grade only shard I of N and write partial results files for `waza-ci merge`",
+    )
+    grade_cmd.add_argument(
+        "--shard-weights",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="balance the shards by the grader durations in this earlier regraded results "
+        "file; repeatable",
+    )
+
+
+def _add_merge_command(commands: Any) -> None:
+    merge_cmd = commands.add_parser(
+        "merge",
+        help="join the partial results files of `grade --shard` into one verdict",
+        description="Check that PARTIAL files cover every shard exactly once and come from "
+        "the same inputs, then report exactly as one unsharded `grade` would. Exit codes as "
+        "for grade; a missing, duplicate or mismatched shard is exit 2.",
+    )
+    merge_cmd.add_argument("partials", nargs="+", metavar="PARTIAL", help="paths or globs")
+    merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
+    merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
+    merge_cmd.add_argument(
+        "--fail-on",
+        type=FailOn,
+        # No baseline here, so no regression gate: `regressions` would quietly mean `errors`.
+        choices=[FailOn.FAILURES, FailOn.ERRORS],
+        default=FailOn.FAILURES,
+        help="as for grade",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["gate"]:  # its own parser: waza's exit 3 for usage errors
         return gate_cli.main(arguments[1:], sys.stdout, os.environ.get("GITHUB_STEP_SUMMARY"))
     args = build_parser().parse_args(arguments)
     try:
+        if args.command == "merge":
+            return _merge(args)
         with cancel_on_signals():
             return _grade(args)
     except WazaCiError as err:
-        print(f"waza-ci: error: {err}", file=sys.stderr)
+        print(f"waza-ci: error: {for_log(str(err))}", file=sys.stderr)
         return err.exit_code
 
 
@@ -147,8 +199,12 @@ def _grade(args: argparse.Namespace) -> int:
         grader_env=grader_environment(os.environ),
         temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
         progress=_stderr_progress() if args.verbose else None,
+        shard=args.shard,
+        shard_weights=args.shard_weights,
     )
     options = gate_cli.gate_options(args)
+    if args.shard and args.baseline:
+        raise InputError("--baseline compares a whole grading; it cannot be used with --shard")
     baseline_files, note = load_baseline(args.baseline)
     if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
         note = "no --baseline given: nothing to compare with (gate: no-baseline)"
@@ -165,10 +221,27 @@ def _grade(args: argparse.Namespace) -> int:
     comparison = compare_with_baseline(
         report.summary, prepared.results_files, baseline_files, task=args.task, options=options
     )
+    return _finish(args, plan, report, comparison, note)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    report, partials = merge_grading(args.partials)
+    names = [r.source.name for r in report.regraded]
+    return _finish(args, plan_outputs(args.output, args.summary, names, partials), report)
+
+
+def _finish(
+    args: argparse.Namespace,
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None = None,
+    note: str | None = None,
+) -> int:
     for warning in (*report.warnings, *([note] if note else [])):
-        print(f"waza-ci: warning: {warning}", file=sys.stderr)
+        print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
     _write_outputs(plan, report, comparison, note)
-    sys.stdout.write(dump_json(report.summary.outcome_json()))
+    # Untrusted strings in the JSON must not break or start a log line either.
+    sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
     flaky = flaky_of(report.summary.tasks)
     sys.stderr.write(render_regressions_text(comparison, flaky, baseline_note=note))
@@ -198,7 +271,7 @@ def _stderr_progress() -> Progress:
 
     def progress(line: str) -> None:
         with lock:
-            print(f"waza-ci: {line}", file=sys.stderr, flush=True)
+            print(f"waza-ci: {for_log(line)}", file=sys.stderr, flush=True)
 
     return progress
 
@@ -211,6 +284,13 @@ def _rate(text: str) -> float:
     if not 0 <= value <= 1:  # also refuses NaN
         raise argparse.ArgumentTypeError("must be between 0 and 1")
     return value
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(err.message) from None
 
 
 def _positive_int(text: str) -> int:

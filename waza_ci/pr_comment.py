@@ -15,13 +15,13 @@ from typing import Any
 
 from waza_ci.baseline import BaselineComparison
 from waza_ci.gate_step import CommentMode
-from waza_ci.github.checks import GitHubError
 from waza_ci.github.comments import (
     CommentResult,
     CommentsUnavailable,
     StickyCommentClient,
     comment_marker,
 )
+from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.report.comment import render_comment
 from waza_ci.scoring import GradeSummary
 
@@ -30,9 +30,10 @@ from waza_ci.scoring import GradeSummary
 class CommentContext:
     """Where the comment goes and what it links to."""
 
-    api_url: str
+    http: GitHubHttp | None
+    """The step's API session (shared with the check run, so one deadline covers both)."""
     repository: str
-    token: str | None
+    has_token: bool
     event_name: str
     event: Mapping[str, Any]
     workflow: str
@@ -68,7 +69,6 @@ def publish_comment(
     baseline_note: str | None,
     notice: Callable[[str], None],
     warn: Callable[[str], None],
-    client_factory: Callable[..., StickyCommentClient] = StickyCommentClient,
 ) -> CommentResult | None:
     """Post or update the sticky comment. Every expected reason not to (not a pull request, no
     token, a read-only token) is one `notice`; an API failure is one `warn`."""
@@ -78,8 +78,10 @@ def publish_comment(
     if number is None:
         notice("no pull-request comment: this is not a pull_request event")
         return None
-    if not context.token:
+    if not context.has_token:
         notice("no pull-request comment: no `github-token` was given")
+        return None
+    if context.http is None:  # the session could not be opened; that was already said
         return None
     marker = comment_marker(f"{context.workflow}\n{context.check_name}")
     body = render_comment(
@@ -92,10 +94,10 @@ def publish_comment(
         summary_url=context.summary_url,
     )
     try:
-        with client_factory(context.api_url, context.repository, context.token) as client:
-            return client.upsert(
-                number, marker, body, create=wants_new_comment(mode, summary, comparison)
-            )
+        client = StickyCommentClient(context.http, context.repository)
+        return client.upsert(
+            number, marker, body, create=wants_new_comment(mode, summary, comparison)
+        )
     except CommentsUnavailable as err:
         notice(f"no pull-request comment: {err}")
     except (GitHubError, ValueError) as err:

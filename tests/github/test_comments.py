@@ -16,6 +16,7 @@ from waza_ci.github.comments import (
     StickyCommentClient,
     comment_marker,
 )
+from waza_ci.github.http import GitHubHttp
 from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report.comment import render_comment
 from waza_ci.scoring import STATUS_FAILED, STATUS_PASSED, GradeSummary, RunGrade, TaskGrade
@@ -26,17 +27,23 @@ BOT = "github-actions[bot]"
 
 
 @pytest.fixture
-def sticky(github: FakeGitHub, fake_time: FakeTime) -> Iterator[StickyCommentClient]:
-    client = StickyCommentClient(
+def http(github: FakeGitHub, fake_time: FakeTime) -> Iterator[GitHubHttp]:
+    session = GitHubHttp(
         github.url,
-        REPOSITORY,
         TOKEN,
         sleep=fake_time.sleep,
         clock=fake_time.clock,
+        monotonic=fake_time.clock,
+        deadline_s=3600,
         write_interval_s=0,
     )
-    yield client
-    client.close()
+    yield session
+    session.close()
+
+
+@pytest.fixture
+def sticky(http: GitHubHttp) -> StickyCommentClient:
+    return StickyCommentClient(http, REPOSITORY)
 
 
 def body(text: str) -> str:
@@ -142,11 +149,11 @@ def _summary(*runs: bool) -> GradeSummary:
     )
 
 
-def _context(github: FakeGitHub, event_name: str = "pull_request") -> CommentContext:
+def _context(http: GitHubHttp, event_name: str = "pull_request") -> CommentContext:
     return CommentContext(
-        api_url=github.url,
+        http=http,
         repository=REPOSITORY,
-        token=TOKEN,
+        has_token=True,
         event_name=event_name,
         event={"pull_request": {"number": ISSUE}},
         workflow="CI",
@@ -156,24 +163,21 @@ def _context(github: FakeGitHub, event_name: str = "pull_request") -> CommentCon
     )
 
 
-def _client(api_url: str, repository: str, token: str) -> StickyCommentClient:
-    return StickyCommentClient(api_url, repository, token, write_interval_s=0)
-
-
-def test_the_step_posts_once_and_the_403_fallback_is_one_notice(github: FakeGitHub) -> None:
+def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
+    github: FakeGitHub, http: GitHubHttp
+) -> None:
     notices: list[str] = []
     warnings: list[str] = []
 
     def run(mode: CommentMode, summary: GradeSummary, event_name: str = "pull_request") -> None:
         publish_comment(
             mode,
-            _context(github, event_name),
+            _context(http, event_name),
             summary=summary,
             comparison=None,
             baseline_note=None,
             notice=notices.append,
             warn=warnings.append,
-            client_factory=_client,
         )
 
     run(CommentMode.ON_CHANGE, _summary(True))  # all green, nothing there: nothing posted

@@ -1,9 +1,7 @@
 """The sticky pull-request comment: found by its hidden marker, updated in place, never doubled.
 
-The HTTP machinery (session, token auth, retries within a total wait budget, write pacing,
-redaction, reconciling a write whose outcome is unknown) is CheckRunClient's: this client
-subclasses it and adds the issue-comment calls. (The shared `github/http.py` layer was not in
-main yet; when it lands this should build on it instead of on the subclass.)
+Built on `github/http.py` (auth, retries, rate limits, the step's total deadline); this module
+holds only the issue-comment calls and the rules for which comment is ours.
 
 Which comment is ours: one written by a bot account (the job's GITHUB_TOKEN posts as
 `github-actions[bot]`) whose body starts with the marker. The marker hashes the workflow and
@@ -17,10 +15,9 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import quote
 
-import requests
-
-from waza_ci.github.checks import CheckRunClient, GitHubError, _PublishState
+from waza_ci.github.http import AccessRefused, GitHubApiError, GitHubHttp
 
 MAX_COMMENT_CHARS = 65_536
 """GitHub's limit on an issue comment's body, in characters."""
@@ -35,7 +32,7 @@ PERMISSION_HINT = (
 CommentAction = Literal["created", "updated", "unchanged"]
 
 
-class CommentsUnavailable(GitHubError):
+class CommentsUnavailable(AccessRefused):
     """The token may not write comments here (403/404): a notice, nothing else changes."""
 
 
@@ -55,11 +52,22 @@ def comment_marker(key: str) -> str:
     return f"<!-- waza-ci:sticky-comment:{digest} -->"
 
 
-class StickyCommentClient(CheckRunClient):
+def is_ours(comment: Mapping[str, Any], marker: str) -> bool:
+    user = comment.get("user")
+    by_bot = isinstance(user, Mapping) and user.get("type") == "Bot"
+    body = comment.get("body")
+    return by_bot and isinstance(body, str) and body.startswith(marker)
+
+
+class StickyCommentClient:
     """Creates or updates the one comment with a given marker on a pull request."""
 
-    def __enter__(self) -> StickyCommentClient:
-        return self
+    def __init__(self, http: GitHubHttp, repository: str) -> None:
+        owner, _, name = repository.partition("/")
+        if not owner or not name or "/" in name:
+            raise ValueError(f"the repository must be 'owner/name', got {repository!r}")
+        self._http = http
+        self._repo_path = f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
 
     def upsert(
         self, issue: int, marker: str, body: str, *, create: bool = True
@@ -72,13 +80,10 @@ class StickyCommentClient(CheckRunClient):
         """
         if not body.startswith(marker) or len(body) > MAX_COMMENT_CHARS:
             raise ValueError("the body must start with the marker and fit GitHub's limit")
-        self._state = _PublishState()
         try:
             return self._upsert(issue, marker, body, create)
-        except GitHubError as err:
-            if err.status in (403, 404) and not isinstance(err, CommentsUnavailable):
-                raise CommentsUnavailable(f"{err} ({PERMISSION_HINT})", status=err.status) from None
-            raise
+        except AccessRefused as err:
+            raise CommentsUnavailable(f"{err} ({PERMISSION_HINT})", status=err.status) from None
 
     def _upsert(self, issue: int, marker: str, body: str, create: bool) -> CommentResult | None:
         ours = self.find(issue, marker)
@@ -86,17 +91,17 @@ class StickyCommentClient(CheckRunClient):
         if not ours:
             if not create:
                 return None
-            self._create_comment(issue, marker, body)
+            self._create(issue, marker, body)
             # A concurrent run (a re-run, a second push) may have created one at the same
             # time: list again and keep the oldest, so there is only ever one.
             ours = self.find(issue, marker)
             action = "created" if len(ours) == 1 else "updated"
         keep, duplicates = ours[0], ours[1:]
         for extra in duplicates:
-            self._call("DELETE", f"{self._repo_path}/issues/comments/{extra['id']}")
+            self._request("DELETE", f"{self._repo_path}/issues/comments/{_id(extra)}")
         if keep.get("body") != body:
-            path = f"{self._repo_path}/issues/comments/{keep['id']}"
-            keep = self._call("PATCH", path, body={"body": body}).data
+            path = f"{self._repo_path}/issues/comments/{_id(keep)}"
+            keep = _object(self._request("PATCH", path, json={"body": body}))
         elif action == "updated":
             action = "unchanged"
         return CommentResult(_id(keep), str(keep.get("html_url") or ""), action, len(duplicates))
@@ -106,48 +111,38 @@ class StickyCommentClient(CheckRunClient):
         found: list[dict[str, Any]] = []
         for page in range(1, MAX_PAGES + 1):
             params = {"per_page": str(PAGE_SIZE), "page": str(page)}
-            items = self._call("GET", self._comments_path(issue), params=params).data["items"]
+            items = self._request("GET", self._comments_path(issue), params=params)
+            if not isinstance(items, list):
+                raise GitHubApiError("the comment list GitHub answered is not a JSON array")
             found += [c for c in items if isinstance(c, dict) and is_ours(c, marker)]
             if len(items) < PAGE_SIZE:
                 break
         return sorted(found, key=_id)
 
-    def _create_comment(self, issue: int, marker: str, body: str) -> dict[str, Any]:
+    def _create(self, issue: int, marker: str, body: str) -> dict[str, Any]:
         def landed() -> dict[str, Any] | None:
             # A create whose answer was lost: if it landed, ours is now listed; reuse it.
             ours = self.find(issue, marker)
             return ours[0] if ours else None
 
-        return self._call(
-            "POST", self._comments_path(issue), body={"body": body}, reconcile=landed
-        ).data
+        path = self._comments_path(issue)
+        return _object(self._request("POST", path, json={"body": body}, reconcile=landed))
+
+    def _request(self, method: str, path: str, **options: Any) -> Any:
+        return self._http.request(method, path, refused_statuses=(403, 404), **options)
 
     def _comments_path(self, issue: int) -> str:
         return f"{self._repo_path}/issues/{int(issue)}/comments"
 
-    def _decode(self, method: str, path: str, response: requests.Response) -> dict[str, Any]:
-        # Comment lists are JSON arrays and a delete answers 204 with no body; the check-run
-        # calls only ever get objects.
-        if response.status_code == 204 or not response.content:
-            return {}
-        try:
-            data = response.json()
-        except ValueError:
-            return super()._decode(method, path, response)
-        if isinstance(data, list):
-            return {"items": data}
-        return super()._decode(method, path, response)
 
-
-def is_ours(comment: Mapping[str, Any], marker: str) -> bool:
-    user = comment.get("user")
-    by_bot = isinstance(user, Mapping) and user.get("type") == "Bot"
-    body = comment.get("body")
-    return by_bot and isinstance(body, str) and body.startswith(marker)
+def _object(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise GitHubApiError("GitHub's answer about a comment is not a JSON object")
+    return value
 
 
 def _id(comment: Mapping[str, Any]) -> int:
     value = comment.get("id")
     if not isinstance(value, int) or isinstance(value, bool):
-        raise GitHubError("a comment in GitHub's answer has no integer id")
+        raise GitHubApiError("a comment in GitHub's answer has no integer id")
     return value
