@@ -119,10 +119,12 @@ def test_bad_gate_inputs_exit_2_naming_the_input(
         ("on-new-tasks", "sometimes"),
         ("golden-must-pass", "yes"),
         ("comment", "loud"),
+        ("shard", "1/2"),  # with a baseline: a shard's grading is partial
     ):
-        result = runner.run({**INPUTS, name: value})
+        result = runner.run({**INPUTS, "baseline": "b.json", name: value})
         assert result.code == 2, name
-        assert f"input `{name}`" in result.stdout, name
+        named = "baseline" if name == "shard" else name
+        assert f"input `{named}`" in result.stdout, name
 
 
 def test_the_pull_request_comment_is_posted_once_and_updated(
