@@ -52,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "baseline",
         "gate_step",
         "github.http",
+        "github.runner",
         "github.comments",
         "report.comment",
         "scoring",

@@ -14,7 +14,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -248,7 +248,15 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         if runner.in_actions and settings.shard is None:  # a shard's verdict is partial
             publish_comment(
                 settings.gate.comment,
-                _comment_context(settings, runner, env, http, check),
+                CommentContext.from_runner(
+                    runner,
+                    env,
+                    http,
+                    has_token=bool(settings.token),
+                    check_name=settings.check_name,
+                    check_url=check.html_url if check else None,
+                    summary_url=_run_url(runner),
+                ),
                 summary=summary,
                 comparison=comparison,
                 baseline_note=baseline_note,
@@ -301,6 +309,8 @@ def _report(
     flags the regression gate reads)."""
     if settings.merge:
         report, partials = merge_grading(settings.results)
+        rate = settings.gate.min_task_pass_rate
+        report = replace(report, summary=replace(report.summary, min_task_pass_rate=rate))
         names = [r.source.name for r in report.regraded]
         plan = plan_outputs(settings.output, None, names, partials)
         _print_verdict(report, commands, stdout, repo_root=repo_root)
@@ -498,26 +508,6 @@ def _external_id(runner: RunnerEnv, check_name: str, env: Mapping[str, str]) -> 
     )
     digest = hashlib.sha256(repr(leg).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"waza-ci:{runner.run_id}:{runner.run_attempt}:{runner.job}:{digest}:{check_name}"
-
-
-def _comment_context(
-    settings: ActionSettings,
-    runner: RunnerEnv,
-    env: Mapping[str, str],
-    http: GitHubHttp | None,
-    check: CheckRunResult | None,
-) -> CommentContext:
-    return CommentContext(
-        http=http,
-        repository=runner.repository,
-        has_token=bool(settings.token),
-        event_name=runner.event_name,
-        event=runner.event,
-        workflow=env.get("GITHUB_WORKFLOW", ""),
-        check_name=settings.check_name,
-        check_url=check.html_url if check else None,
-        summary_url=_run_url(runner),
-    )
 
 
 def _run_url(runner: RunnerEnv) -> str | None:

@@ -22,6 +22,7 @@ from waza_ci.github.comments import (
     comment_marker,
 )
 from waza_ci.github.http import GitHubError, GitHubHttp
+from waza_ci.github.runner import RunnerEnv
 from waza_ci.report.comment import render_comment
 from waza_ci.scoring import GradeSummary
 
@@ -40,6 +41,30 @@ class CommentContext:
     check_name: str
     check_url: str | None
     summary_url: str | None
+
+    @classmethod
+    def from_runner(
+        cls,
+        runner: RunnerEnv,
+        env: Mapping[str, str],
+        http: GitHubHttp | None,
+        *,
+        has_token: bool,
+        check_name: str,
+        check_url: str | None,
+        summary_url: str | None,
+    ) -> CommentContext:
+        return cls(
+            http=http,
+            repository=runner.repository,
+            has_token=has_token,
+            event_name=runner.event_name,
+            event=runner.event,
+            workflow=env.get("GITHUB_WORKFLOW", ""),
+            check_name=check_name,
+            check_url=check_url,
+            summary_url=summary_url,
+        )
 
 
 def pull_request_number(event_name: str, event: Mapping[str, Any]) -> int | None:
