@@ -3,6 +3,7 @@ baseline. Runs entrypoint.py as the runner does, against the loopback GitHub API
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,13 @@ from tests.conftest import Project, run_cli_process
 from tests.fake_github import FakeGitHub
 from tests.test_baseline import write_good_project
 from tests.test_entrypoint import TOKEN, Runner
+from tests.test_log_injection import (
+    INJECTED,
+    OUR_COMMANDS,
+    RAW_UNSAFE,
+    hostile_project,
+    log_lines,
+)
 
 
 @pytest.fixture
@@ -158,3 +166,34 @@ def test_the_pull_request_comment_is_posted_once_and_updated(
     pushed = runner.run(inputs, env={"GITHUB_EVENT_NAME": "push", "GITHUB_WORKFLOW": "CI"})
     assert pushed.stdout.count("::notice title=waza-ci::no pull-request comment") == 1
     assert len(github.comments) == 1
+
+
+def test_hostile_names_reach_no_workflow_command_through_the_gate_and_comment(
+    tmp_path: Path, github: FakeGitHub, project: Project
+) -> None:
+    hostile_project(project)
+    runner = Runner(tmp_path, github, project.root)
+    event = runner.event("pull_request", {"pull_request": {"number": 9, "head": {"sha": "d" * 40}}})
+    inputs = {
+        **INPUTS,
+        "results": "*.json",
+        "baseline": "*.json",  # the saved verdicts as the baseline: a hostile newly failing task
+        "fail-on": "regressions",
+        "comment": "always",
+        "min-task-pass-rate": "0.5",  # 1 of 2 runs passed on the baseline, 0 of 2 now
+    }
+    result = runner.run(inputs, env=event)
+    assert result.code in (0, 1), result.log
+    assert "PWNED" in result.stdout
+    for line in log_lines(result.stdout) + log_lines(result.stderr):
+        assert not INJECTED.match(line), repr(line)
+        name = re.match(r"\s*::([A-Za-z0-9-]+)", line)
+        if name is not None:
+            assert name.group(1) in OUR_COMMANDS or re.fullmatch(r"[0-9a-f]{32}", name.group(1))
+    for char in RAW_UNSAFE:
+        assert char not in result.stdout + result.stderr, repr(char)
+    (comment,) = github.comments
+    body = str(comment["body"])
+    assert "| ❌ newly failing | `r ::error::PWNED .json:::error::PWNED ::error" in body
+    assert "\n::" not in body and "<details>" not in body
+    assert not any(char in body for char in ("\x1b", "\u202e", "\u2066"))
