@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from waza_ci.gate import GateReport
-from waza_ci.report._text import one_line
+from waza_ci.report._text import for_log, one_line
 from waza_ci.report.markdown import escape_markdown
 
 RULE_WIDTH = 70
@@ -27,8 +27,8 @@ def render_gate_human(report: GateReport) -> str:
         "=" * RULE_WIDTH,
         " REGRESSION GATE",
         "=" * RULE_WIDTH,
-        f"  baseline: {one_line(r.baseline_file)}",
-        f"  current:  {one_line(r.current_file)}",
+        f"  baseline: {for_log(r.baseline_file)}",
+        f"  current:  {for_log(r.current_file)}",
         "",
         f"  pass rate: {r.baseline_pass_rate * 100:.1f}% -> {r.current_pass_rate * 100:.1f}%  "
         f"(delta {r.pass_rate_delta * 100:+.1f}pp, max regression {r.max_regression_pct:.1f}pp)",
@@ -40,21 +40,20 @@ def render_gate_human(report: GateReport) -> str:
     if r.golden_failures:
         lines.append(f"  golden tasks: {r.golden_total} total, {len(r.golden_failures)} FAILED")
         lines.extend(
-            f"    ✗ {one_line(g.test_id)} ({one_line(g.display_name)}): "
-            f"{one_line(g.current_status)}"
+            f"    ✗ {for_log(g.test_id)} ({for_log(g.display_name)}): {for_log(g.current_status)}"
             for g in r.golden_failures
         )
     else:
         lines.append(f"  golden tasks: {r.golden_total} total, all passing")
     lines.append("")
     if r.new_tasks:
-        lines.append(f"  new tasks ({r.on_new_tasks}): {_plain_list(r.new_tasks)}")
+        lines.append(f"  new tasks ({r.on_new_tasks}): {_log_list(r.new_tasks)}")
     if r.removed_tasks:
-        lines.append(f"  removed tasks ({r.on_removed_tasks}): {_plain_list(r.removed_tasks)}")
+        lines.append(f"  removed tasks ({r.on_removed_tasks}): {_log_list(r.removed_tasks)}")
     if r.warnings:
-        lines += ["", "  warnings:", *(f"    ! {one_line(w)}" for w in r.warnings)]
+        lines += ["", "  warnings:", *(f"    ! {for_log(w)}" for w in r.warnings)]
     if r.errors:
-        lines += ["", "  errors:", *(f"    ✗ {one_line(e)}" for e in r.errors)]
+        lines += ["", "  errors:", *(f"    ✗ {for_log(e)}" for e in r.errors)]
     lines += [
         "",
         "-" * RULE_WIDTH,
@@ -177,5 +176,5 @@ def _code_list(items: Iterable[str]) -> str:
     return ", ".join(code_span(item) for item in items)
 
 
-def _plain_list(items: Iterable[str]) -> str:
-    return ", ".join(one_line(item) for item in items)
+def _log_list(items: Iterable[str]) -> str:
+    return ", ".join(for_log(item) for item in items)

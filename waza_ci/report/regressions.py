@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from waza_ci.baseline import BaselineComparison, Change, PassCount, TaskChange
-from waza_ci.report._text import ELLIPSIS, cut_utf8, one_line, utf8_len
+from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
 from waza_ci.report.gate import code_span
 from waza_ci.report.markdown import (
     CHECK_SUMMARY_LIMIT,
@@ -222,15 +222,15 @@ def render_regressions_text(
                 " REGRESSION" if task.regression else " (within noise)" if task.within_noise else ""
             )
             lines.append(
-                f"  {task.change}{mark}: {one_line(task.key)} "
+                f"  {task.change}{mark}: {for_log(task.key)} "
                 f"{format_count(task.baseline)} -> {format_count(task.current)}"
             )
-        lines += [f"  waza gate: {one_line(e)}" for e in (*c.gate.errors, *c.gate.warnings)]
+        lines += [f"  waza gate: {for_log(e)}" for e in (*c.gate.errors, *c.gate.warnings)]
     elif baseline_note is not None:
-        lines.append(f"waza-ci: regression gate: no baseline: {one_line(baseline_note)}")
+        lines.append(f"waza-ci: regression gate: no baseline: {for_log(baseline_note)}")
     for f in flaky:
         lines.append(
-            f"  flaky: {one_line(f.key)} {format_count(f.count)}, "
+            f"  flaky: {for_log(f.key)} {format_count(f.count)}, "
             f"95% interval {format_interval(f.count)}"
         )
     return "".join(line + "\n" for line in lines)
