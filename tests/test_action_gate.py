@@ -197,3 +197,31 @@ def test_hostile_names_reach_no_workflow_command_through_the_gate_and_comment(
     assert "| ❌ newly failing | `r ::error::PWNED .json:::error::PWNED ::error" in body
     assert "\n::" not in body and "<details>" not in body
     assert not any(char in body for char in ("\x1b", "\u202e", "\u2066"))
+
+
+def test_the_merge_job_gates_a_sharded_grading_against_the_baseline(
+    tmp_path: Path, github: FakeGitHub, project: Project
+) -> None:
+    baseline = _baseline(project, {"a": ["good"], "b": ["good"], "c": ["bad"]})
+    write_good_project(project, {"a": ["good"], "b": ["bad"], "c": ["good"]})
+    for index in (1, 2):
+        (tmp_path / f"shard-{index}").mkdir()
+        shard = Runner(tmp_path / f"shard-{index}", github, project.root).run(
+            {**INPUTS, "shard": f"{index}/2", "output": f"partials/shard-{index}.json"}
+        )
+        assert shard.code in (0, 1), shard.log
+        assert "gate" in shard.outputs and shard.outputs["gate"] == "no-baseline"
+    (tmp_path / "merge").mkdir()
+    merged = Runner(tmp_path / "merge", github, project.root).run(
+        {
+            "mode": "merge",
+            "results": "partials/*.json",
+            "baseline": str(baseline.relative_to(project.root)),
+            "fail-on": "regressions",
+            "comment": "off",
+        }
+    )
+    assert merged.code == 1, merged.log
+    assert (merged.outputs["regressions"], merged.outputs["fixed"]) == ("1", "1")
+    assert merged.outputs["gate"] == "fail"
+    assert "newly failing REGRESSION: b" in merged.stdout
