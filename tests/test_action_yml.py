@@ -24,6 +24,12 @@ OUTPUTS = (
     "output-file",
     "failed-tasks",
     "report-json",
+    "regressions",
+    "fixed",
+    "flaky",
+    "pass-rate",
+    "baseline-pass-rate",
+    "gate",
 )
 
 

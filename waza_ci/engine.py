@@ -138,8 +138,9 @@ def _select_shard(
     return select_shard(plan, request.shard, durations, digest)
 
 
-def run_grading(prepared: PreparedGrading) -> GradeReport:
-    """Run the plan and assemble the summary and the regraded files."""
+def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -> GradeReport:
+    """Run the plan and assemble the summary and the regraded files; a task passes when at
+    least `min_task_pass_rate` of its runs pass."""
     spec, results_files, plan = prepared.spec, prepared.results_files, prepared.plan
     started = time.monotonic()
     results = run_plan(plan, prepared.setup)
@@ -154,6 +155,7 @@ def run_grading(prepared: PreparedGrading) -> GradeReport:
         tasks=tasks,
         skipped=plan.skipped,
         elapsed_ms=elapsed_ms,
+        min_task_pass_rate=min_task_pass_rate,
     )
     return GradeReport(spec, summary, regraded, spec.warnings)
 

@@ -85,6 +85,15 @@ def utf8_len(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+def cut_utf8(text: str, max_bytes: int) -> str:
+    """The longest prefix of `text` within `max_bytes` UTF-8 bytes, never splitting a character."""
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    # Dropping the incomplete tail sequence is exactly "cut at the last whole character".
+    return data[: max(max_bytes, 0)].decode("utf-8", "ignore")
+
+
 def shorten(text: str, max_chars: int) -> str:
     """`text` cut to at most `max_chars` characters, the cut marked with an ellipsis."""
     if len(text) <= max_chars:
