@@ -176,7 +176,9 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             if settings.check_run and settings.shard is None and runner.in_actions
             else None
         )
-        report, plan = _report(settings, env, commands, stdout)
+        report, plan = _report(
+            settings, env, commands, stdout, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd()
+        )
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
@@ -224,7 +226,12 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
 
 
 def _report(
-    settings: ActionSettings, env: Mapping[str, str], commands: WorkflowCommands, stdout: TextIO
+    settings: ActionSettings,
+    env: Mapping[str, str],
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    *,
+    repo_root: str,
 ) -> tuple[GradeReport, OutputPlan]:
     """Grade (all tasks, or one shard's) or merge the shards' partials; output paths are
     checked before any grader runs."""
@@ -232,7 +239,7 @@ def _report(
         report, partials = merge_grading(settings.results)
         names = [r.source.name for r in report.regraded]
         plan = plan_outputs(settings.output, None, names, partials)
-        _print_verdict(report, commands, stdout)
+        _print_verdict(report, commands, stdout, repo_root=repo_root)
         return report, plan
     prepared = prepare_grading(_request(settings, env, stdout))
     plan = plan_outputs(
@@ -242,22 +249,31 @@ def _report(
         [r.path for r in prepared.results_files],
     )
     with cancel_on_signals():  # a cancelled job still removes every context directory
-        return _grade(prepared, commands, stdout), plan
+        return _grade(prepared, commands, stdout, repo_root=repo_root), plan
 
 
-def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO) -> GradeReport:
+def _grade(
+    prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
         report = run_grading(prepared)
-    _print_verdict(report, commands, stdout)
+    _print_verdict(report, commands, stdout, repo_root=repo_root)
     return report
 
 
-def _print_verdict(report: GradeReport, commands: WorkflowCommands, stdout: TextIO) -> None:
+def _print_verdict(
+    report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> None:
+    for warning in report.warnings:  # an annotation on the file and line it is about
+        where = warning.location
+        commands.warning(
+            f"waza-ci: {warning.message}",
+            file=repo_relative_path(where.file, repo_root) if where else None,
+            line=where.line if where else None,
+        )
     with commands.stop_commands():
-        for warning in report.warnings:
-            stdout.write(f"waza-ci: warning: {warning}\n")
         stdout.write(render_text(report.summary))
 
 

@@ -46,7 +46,8 @@ from waza_ci.shard import (
     partial_section,
     select_shard,
 )
-from waza_ci.spec import EvalSpec, load_eval
+from waza_ci.spec import EvalSpec, LoadWarning, load_eval
+from waza_ci.usage import aggregate_usage, run_usages
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class GradeReport:
     spec: EvalSpec
     summary: GradeSummary
     regraded: tuple[RegradedFile, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[LoadWarning, ...]
 
 
 @dataclass(frozen=True)
@@ -298,13 +299,23 @@ def _with_digest(raw: dict[str, Any]) -> dict[str, Any]:
     ]
     config = raw.get("config")
     runs_per_test = config.get("runs_per_test") if isinstance(config, dict) else None
+    runs = (
+        run
+        for task in raw.get("tasks") or []
+        if isinstance(task, dict)
+        for run in task.get("runs") or []
+        if isinstance(run, dict)
+    )
     digest = build_digest(
         tasks,
         duration if isinstance(duration, int) else 0,
         runs_per_test if isinstance(runs_per_test, int) else 1,
+        aggregate_usage(usage for run in runs for usage in run_usages(run)),
     )
     kept = dict(summary) if isinstance(summary, dict) else {}
-    # A stale interval from the original grading must not survive next to new scores.
+    # Rebuilt from the runs as waza rebuilds them; a stale interval from the original grading
+    # must not survive next to new scores.
     kept.pop("statistics", None)
+    kept.pop("usage", None)
     raw["summary"] = {**kept, **digest}
     return raw

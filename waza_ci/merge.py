@@ -29,6 +29,7 @@ from waza_ci.scoring import (
     run_status,
 )
 from waza_ci.shard import PARTIAL_FORMAT, PARTIAL_KEY
+from waza_ci.spec import LoadWarning
 
 
 class _Model(BaseModel):
@@ -84,6 +85,16 @@ class _SkippedModel(_Model):
     reason: str
 
 
+class _WarningModel(_Model):
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def to_warning(self) -> LoadWarning:
+        where = Location(self.file, line=self.line) if self.file is not None else None
+        return LoadWarning(self.message, where)
+
+
 class PartialSection(_Model):
     format: int
     shard: _ShardModel
@@ -93,7 +104,7 @@ class PartialSection(_Model):
     results_name: str
     total_tasks: int
     skipped: list[_SkippedModel]
-    warnings: list[str]
+    warnings: list[_WarningModel]
     tasks: list[_TaskModel]
 
 
@@ -124,7 +135,7 @@ class MergedGrading:
     results_names: tuple[str, ...]
     tasks: tuple[TaskGrade, ...]
     skipped: tuple[SkippedTask, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[LoadWarning, ...]
     files: tuple[MergedFile, ...]
 
 
@@ -189,7 +200,7 @@ def merge_partials(files: Sequence[ResultsFile]) -> MergedGrading:
         results_names=tuple(section.results_files),
         tasks=tasks,
         skipped=tuple(SkippedTask(s.results_name, s.test_id, s.reason) for s in section.skipped),
-        warnings=tuple(section.warnings),
+        warnings=tuple(w.to_warning() for w in section.warnings),
         files=tuple(_merged_file(name, shards) for name, shards in by_file.items()),
     )
 

@@ -212,7 +212,14 @@ def partial_section(
             {"results_name": s.results_name, "test_id": s.test_id, "reason": s.reason}
             for s in selection.plan.skipped
         ],
-        "warnings": list(spec.warnings),
+        "warnings": [
+            {
+                "message": w.message,
+                "file": w.location.file if w.location else None,
+                "line": w.location.line if w.location else None,
+            }
+            for w in spec.warnings
+        ],
         "tasks": [_task_entry(match, task, position) for match, task, position in graded],
     }
 
