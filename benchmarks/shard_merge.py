@@ -158,7 +158,7 @@ def merge_cost(root: Path, tasks: int, runs: int, graders: int) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as temp:
         speed_up(Path(temp) / "speed")
-        print(f"Part 2: the merge's own cost (a whole `waza-ci merge` process), median of {REPEATS}")
+        print(f"Part 2: the cost of a whole `waza-ci merge` process, median of {REPEATS}")
         for number, shape in enumerate(MERGE_SHAPES):
             merge_cost(Path(temp) / f"merge-{number}", *shape)
 

@@ -121,12 +121,19 @@ def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count:
     assert without_measured_durations((root / "m.json").read_text()) == (
         without_measured_durations((root / "whole.json").read_text())
     )
-    # Each partial is a waza results file naming its shard and only its own tasks.
-    graded = [json.loads(p.read_text())["waza_ci"] for p in partials]
+    # Each partial is a waza results file naming its shard and holding only the tasks it
+    # graded; shard 1 also carries the task no shard grades. Every task travels once.
+    docs = [json.loads(p.read_text()) for p in partials]
     expected = [{"index": i, "count": count} for i in range(1, 1 + count)]
-    assert [g["shard"] for g in graded] == expected
-    ids = sorted(t["test_id"] for g in graded for t in g["tasks"])
-    assert ids == sorted(t for t in TASKS if t != MISSING_FROM_RESULTS)
+    assert [d["waza_ci"]["shard"] for d in docs] == expected
+    for number, doc in enumerate(docs):
+        held = [task["test_id"] for task in doc["tasks"]]
+        graded = [task["test_id"] for task in doc["waza_ci"]["tasks"]]
+        assert sorted(held) == sorted(graded + (["not-in-spec"] if number == 0 else []))
+        assert doc["waza_ci"]["task_indexes"] == sorted(doc["waza_ci"]["task_indexes"])
+        assert doc["summary"]["total_tests"] == len(held)
+    every = sorted(task["test_id"] for doc in docs for task in doc["tasks"])
+    assert every == sorted([t for t in TASKS if t != MISSING_FROM_RESULTS] + ["not-in-spec"])
 
 
 def test_several_results_files_and_weights_merge_identically(suite: Project) -> None:
@@ -201,12 +208,25 @@ def test_a_plain_results_file_is_not_a_partial(suite: Project) -> None:
 
 def test_a_task_graded_by_two_shards_is_refused(suite: Project, three: list[Path]) -> None:
     first, second = (json.loads(p.read_text()) for p in three[:2])
-    second["waza_ci"]["tasks"].append(first["waza_ci"]["tasks"][0])
+    entry = first["waza_ci"]["tasks"][0]  # shard 2 claims to hold and grade it too
+    second["waza_ci"]["tasks"].append(entry)
+    second["waza_ci"]["task_indexes"].append(entry["index"])
+    second["tasks"].append(first["tasks"][first["waza_ci"]["task_indexes"].index(entry["index"])])
     three[1].write_text(json.dumps(second))
     line = one_line_error(merge(suite, *map(str, three)))
     task = first["waza_ci"]["tasks"][0]["test_id"]
     assert f"task {task!r} is graded by both shard 1/3" in line
     assert "shard 2/3 of results.json" in line
+
+
+def test_a_task_in_no_partial_is_refused(suite: Project, three: list[Path]) -> None:
+    doc = json.loads(three[0].read_text())
+    at = [task["test_id"] for task in doc["tasks"]].index("not-in-spec")
+    del doc["tasks"][at]
+    lost = doc["waza_ci"]["task_indexes"].pop(at)
+    three[0].write_text(json.dumps(doc))
+    line = one_line_error(merge(suite, *map(str, three)))
+    assert line.endswith(f"$.tasks[{lost}] of results.json is in none of its partials")
 
 
 def test_a_malformed_section_names_its_json_path(suite: Project, three: list[Path]) -> None:

@@ -102,6 +102,8 @@ class PartialSection(_Model):
     eval: _EvalModel
     results_files: list[str]
     results_name: str
+    results_tasks: int
+    task_indexes: list[int]
     total_tasks: int
     skipped: list[_SkippedModel]
     warnings: list[_WarningModel]
@@ -112,6 +114,8 @@ class PartialSection(_Model):
 class Partial:
     file: ResultsFile
     section: PartialSection
+    local: dict[int, int]
+    """A task's index in the results file -> its index in this partial's `tasks`."""
 
     @property
     def label(self) -> str:
@@ -161,11 +165,10 @@ def read_partial(file: ResultsFile) -> Partial:
         raise InputError(
             first["msg"].lower(), Location(str(file.path), json_path=f"$.{PARTIAL_KEY}{where}")
         ) from None
-    _check_section(file, section)
-    return Partial(file, section)
+    return Partial(file, section, _check_section(file, section))
 
 
-def _check_section(file: ResultsFile, section: PartialSection) -> None:
+def _check_section(file: ResultsFile, section: PartialSection) -> dict[int, int]:
     def fail(message: str, path: str) -> InputError:
         return InputError(message, Location(str(file.path), json_path=f"$.{PARTIAL_KEY}{path}"))
 
@@ -175,12 +178,17 @@ def _check_section(file: ResultsFile, section: PartialSection) -> None:
     if section.results_name not in section.results_files:
         raise fail(f"results file {section.results_name!r} is not listed", ".results_name")
     tasks = file.model.tasks
+    indexes = section.task_indexes
+    if len(indexes) != len(tasks) or not all(0 <= i < section.results_tasks for i in indexes):
+        raise fail(f"does not list the file's {len(tasks)} task(s)", ".task_indexes")
+    local = {index: number for number, index in enumerate(indexes)}
     for number, entry in enumerate(section.tasks):
-        if not 0 <= entry.index < len(tasks) or tasks[entry.index].test_id != entry.test_id:
-            message = f"task {entry.test_id!r} is not at $.tasks[{entry.index}]"
-            raise fail(message, f".tasks[{number}]")
+        at = local.get(entry.index)
+        if at is None or tasks[at].test_id != entry.test_id:
+            raise fail(f"task {entry.test_id!r} is not in the file", f".tasks[{number}]")
         if not 0 <= entry.position < section.total_tasks:
             raise fail(f"task position {entry.position} is out of range", f".tasks[{number}]")
+    return local
 
 
 def merge_partials(files: Sequence[ResultsFile]) -> MergedGrading:
@@ -274,21 +282,35 @@ def _check_tasks(
 
 
 def _merged_file(name: str, shards: Sequence[Partial]) -> MergedFile:
-    # Shard 1's file is the base: every task it did not grade is either another shard's
-    # (taken from there) or one no shard graded (identical in every partial).
+    """The results file put back together: every task from the one partial holding it, in
+    the file's order; the other fields from shard 1's (the same in every partial)."""
+    count = shards[0].section.results_tasks
+    tasks: list[Any] = [None] * count
+    holder: dict[int, Partial] = {}
+    for partial in shards:
+        for index, task in zip(
+            partial.section.task_indexes, partial.file.raw["tasks"], strict=True
+        ):
+            if index in holder:
+                raise InputError(
+                    f"$.tasks[{index}] of {name} is in both {holder[index].label} "
+                    f"({holder[index].file.path}) and {partial.label}",
+                    Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.task_indexes"),
+                )
+            holder[index] = partial
+            tasks[index] = task
+    if len(holder) != count:
+        missing = min(set(range(count)) - set(holder))
+        raise InputError(f"$.tasks[{missing}] of {name} is in none of its partials")
     base = shards[0].file
     raw = {key: value for key, value in base.raw.items() if key != PARTIAL_KEY}
-    tasks = list(raw["tasks"])
-    for partial in shards:
-        for entry in partial.section.tasks:
-            tasks[entry.index] = partial.file.raw["tasks"][entry.index]
     raw["tasks"] = tasks
     return MergedFile(name, base, raw)
 
 
 def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade:
     name = partial.section.results_name
-    saved = partial.file.model.tasks[entry.index]
+    saved = partial.file.model.tasks[partial.local[entry.index]]
     program = set(entry.program_graders)
     errors = {(e.run, e.grader): e.error for e in entry.errors}
     return TaskGrade(

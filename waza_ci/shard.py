@@ -97,6 +97,16 @@ class ShardSelection:
     """For each task of `plan.matches`, its position in the unsharded plan's task order."""
     total_tasks: int
     inputs_digest: str
+    planned: Mapping[str, frozenset[int]]
+    """Per results file name, the indexes of the tasks some shard grades."""
+
+    def kept_tasks(self, results_name: str, task_count: int, graded: Sequence[int]) -> list[int]:
+        """The tasks a partial holds: the ones it graded, and, in shard 1 only, every task no
+        shard grades (not in the spec, filtered out), so the merge can put the file back
+        together in its order while each task travels once."""
+        planned = self.planned.get(results_name, frozenset())
+        rest = [i for i in range(task_count) if i not in planned] if self.shard.index == 1 else []
+        return sorted({*graded, *rest})
 
 
 def task_key(match: TaskMatch) -> tuple[str, str]:
@@ -146,7 +156,15 @@ def select_shard(
         positions=positions,
         total_tasks=len(plan.matches),
         inputs_digest=inputs_digest,
+        planned=_planned(plan.matches),
     )
+
+
+def _planned(matches: Sequence[TaskMatch]) -> dict[str, frozenset[int]]:
+    by_file: dict[str, set[int]] = defaultdict(set)
+    for match in matches:
+        by_file[match.results.name].add(match.task_index)
+    return {name: frozenset(indexes) for name, indexes in by_file.items()}
 
 
 def inputs_digest(
@@ -196,6 +214,9 @@ def partial_section(
     results_names: Sequence[str],
     results_name: str,
     graded: Sequence[tuple[TaskMatch, TaskGrade, int]],
+    *,
+    kept: Sequence[int],
+    task_count: int,
 ) -> dict[str, Any]:
     """The `waza_ci` section of one partial results file: which shard, from which inputs,
     and, for every task this shard graded in this file, what the report needs that the
@@ -207,6 +228,8 @@ def partial_section(
         "eval": {"name": spec.name, "path": str(spec.path)},
         "results_files": list(results_names),
         "results_name": results_name,
+        "results_tasks": task_count,
+        "task_indexes": list(kept),
         "total_tasks": selection.total_tasks,
         "skipped": [
             {"results_name": s.results_name, "test_id": s.test_id, "reason": s.reason}
