@@ -22,7 +22,9 @@ TASKS = [f"t{number:02d}" for number in range(11)]  # 11: divisible by none of 2
 MISSING_FROM_RESULTS = "t09"
 
 
-def graders_yaml(*entries: tuple[str, str, list[str]], weight: int | None = None) -> str:
+def graders_yaml(
+    *entries: tuple[str, str, list[str]], weight: int | None = None, timeout: int | None = None
+) -> str:
     lines = []
     for name, command, args in entries:
         lines += ["- type: program", f"  name: {name}"]
@@ -30,6 +32,8 @@ def graders_yaml(*entries: tuple[str, str, list[str]], weight: int | None = None
             lines.append(f"  weight: {weight}")
         lines += ["  config:", f"    command: {json.dumps(command)}"]
         lines.append(f"    args: {json.dumps(args)}")
+        if timeout is not None:
+            lines.append(f"    timeout: {timeout}")
     return "\n".join(lines) + "\n"
 
 
@@ -71,6 +75,9 @@ def build_suite(project: Project) -> Project:
             extra.append(("fails", "false", []))
         if task_id == "t05":
             extra.append(("missing", "waza-ci-no-such-grader-command", []))
+        if task_id == "t07":  # a grader error whose report carries a note (the timeout)
+            project.write_task(task_id, graders_yaml(("slow", "sleep", ["5"]), timeout=1))
+            continue
         project.write_task(task_id, graders_yaml(*extra, weight=2) if extra else "")
     project.write_results(results_doc([t for t in TASKS if t != MISSING_FROM_RESULTS]))
     return project
@@ -108,7 +115,8 @@ def grade_in_shards(project: Project, count: int, folder: str, *extra: str) -> l
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
 def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count: int) -> None:
     whole = grade(suite, "--output", "whole.json", "--summary", "whole.md")
-    assert whole.code == 3, whole.stderr  # t05's grader cannot start
+    assert whole.code == 3, whole.stderr  # t05's grader cannot start, t07's times out
+    assert "timed out after 1 s" in whole.stderr
     partials = grade_in_shards(suite, count, "partials")
 
     merged = merge(suite, *map(str, reversed(partials)), "--output", "m.json", "--summary", "m.md")

@@ -18,16 +18,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from waza_ci.errors import InputError, Location
+from waza_ci.grading import errored_run_grade, saved_verdict
 from waza_ci.results import ResultsFile, SavedRun
-from waza_ci.scoring import (
-    STATUS_ERROR,
-    GraderRef,
-    RunGrade,
-    SkippedTask,
-    TaskGrade,
-    Verdict,
-    run_status,
-)
+from waza_ci.scoring import GraderRef, RunGrade, SkippedTask, TaskGrade, run_status
 from waza_ci.shard import PARTIAL_FORMAT, PARTIAL_KEY
 from waza_ci.spec import LoadWarning
 
@@ -52,10 +45,11 @@ class _GraderModel(_Model):
     location: _LocationModel
 
 
-class _ErrorModel(_Model):
+class _VerdictModel(_Model):
     run: int
     grader: str
-    error: str
+    error: str | None
+    notes: list[str]
 
 
 class _TaskModel(_Model):
@@ -66,7 +60,7 @@ class _TaskModel(_Model):
     location: _LocationModel | None
     graders: list[_GraderModel]
     program_graders: list[str]
-    errors: list[_ErrorModel]
+    verdicts: list[_VerdictModel]
 
 
 class _ShardModel(_Model):
@@ -312,14 +306,14 @@ def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade
     name = partial.section.results_name
     saved = partial.file.model.tasks[partial.local[entry.index]]
     program = set(entry.program_graders)
-    errors = {(e.run, e.grader): e.error for e in entry.errors}
+    extras = {(v.run, v.grader): v for v in entry.verdicts}
     return TaskGrade(
         key=f"{name}:{entry.test_id}" if several else entry.test_id,
         results_name=name,
         test_id=entry.test_id,
         display_name=entry.display_name,
         runs=tuple(
-            _run_grade(run, program, errors, run_index) for run_index, run in enumerate(saved.runs)
+            _run_grade(run, program, extras, run_index) for run_index, run in enumerate(saved.runs)
         ),
         graders={g.name: GraderRef(g.name, g.kind, g.location.location()) for g in entry.graders},
         task_location=entry.location.location() if entry.location else None,
@@ -327,32 +321,28 @@ def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade
 
 
 def _run_grade(
-    run: SavedRun, program: set[str], errors: dict[tuple[int, str], str], run_index: int
+    run: SavedRun,
+    program: set[str],
+    extras: dict[tuple[int, str], _VerdictModel],
+    run_index: int,
 ) -> RunGrade:
-    if run.errored:  # not graded, as in grading.merge_run
-        return RunGrade(
-            run_number=run.run_number,
-            status=STATUS_ERROR,
-            verdicts=(),
-            duration_ms=run.duration_ms,
-            error_msg=run.error_msg or "run status was error",
+    if run.errored:
+        return errored_run_grade(run)
+    verdicts = []
+    for name, saved in sorted((run.validations or {}).items()):
+        extra = extras.get((run_index, name))
+        verdicts.append(
+            saved_verdict(
+                name,
+                saved,
+                regraded=name in program,
+                error=extra.error if extra else None,
+                notes=tuple(extra.notes) if extra else (),
+            )
         )
-    verdicts = tuple(
-        Verdict(
-            name=name,
-            kind=saved.type,
-            score=saved.score,
-            weight=saved.weight,
-            passed=saved.passed,
-            feedback=saved.feedback,
-            regraded=name in program,
-            error=errors.get((run_index, name)),
-        )
-        for name, saved in sorted((run.validations or {}).items())
-    )
     return RunGrade(
         run_number=run.run_number,
         status=run_status(verdicts),
-        verdicts=verdicts,
+        verdicts=tuple(verdicts),
         duration_ms=run.duration_ms,
     )

@@ -259,11 +259,18 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
             for ref in task.graders.values()
         ],
         "program_graders": [grader.name for grader in match.task.program_graders],
-        "errors": [
-            {"run": run_index, "grader": verdict.name, "error": verdict.error}
+        # What the results file does not hold about a verdict: that it was a grader error
+        # (the error text) and the report's notes (a timeout, output cut to the cap).
+        "verdicts": [
+            {
+                "run": run_index,
+                "grader": verdict.name,
+                "error": verdict.error,
+                "notes": list(verdict.notes),
+            }
             for run_index, run in enumerate(task.runs)
             for verdict in run.verdicts
-            if verdict.error is not None
+            if verdict.error is not None or verdict.notes
         ],
     }
 
