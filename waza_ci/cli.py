@@ -22,6 +22,7 @@ from waza_ci.engine import (
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError, WazaCiError
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
+from waza_ci.report._text import for_log, json_for_log
 from waza_ci.report.markdown import render_markdown
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
@@ -33,7 +34,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors as one line (exit 2) like every other input error."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        line = f"{self.prog}: error: {for_log(message)} (see `{self.prog} --help`)\n"
+        self.exit(EXIT_INPUT_ERROR, line)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with cancel_on_signals():
             return _grade(args)
     except WazaCiError as err:
-        print(f"waza-ci: error: {err}", file=sys.stderr)
+        print(f"waza-ci: error: {for_log(str(err))}", file=sys.stderr)
         return err.exit_code
 
 
@@ -182,9 +184,10 @@ def _merge(args: argparse.Namespace) -> int:
 
 def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> int:
     for warning in report.warnings:
-        print(f"waza-ci: warning: {warning}", file=sys.stderr)
+        print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
     _write_outputs(plan, report)
-    sys.stdout.write(dump_json(report.summary.outcome_json()))
+    # Untrusted strings in the JSON must not break or start a log line either.
+    sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
     return report.summary.exit_code(args.fail_on)
 
@@ -205,7 +208,7 @@ def _stderr_progress() -> Progress:
 
     def progress(line: str) -> None:
         with lock:
-            print(f"waza-ci: {line}", file=sys.stderr, flush=True)
+            print(f"waza-ci: {for_log(line)}", file=sys.stderr, flush=True)
 
     return progress
 
