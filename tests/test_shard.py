@@ -256,7 +256,7 @@ def test_weights_without_a_shard_are_a_usage_error(suite: Project) -> None:
     done = grade(suite, "--shard-weights", str(suite.results_path))
     assert (done.code, done.stderr.strip()) == (
         2,
-        "waza-ci: error: --shard-weights is only meaningful with --shard",
+        "waza-ci: error: shard weights (--shard-weights, input `shard-weights`) need a shard",
     )
 
 

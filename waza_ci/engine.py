@@ -125,7 +125,7 @@ def _select_shard(
 ) -> ShardSelection | None:
     if request.shard is None:
         if request.shard_weights:
-            raise InputError("--shard-weights is only meaningful with --shard")
+            raise InputError("shard weights (--shard-weights, input `shard-weights`) need a shard")
         return None
     digest = inputs_digest(
         spec,
