@@ -106,8 +106,11 @@ def grade_in_shards(project: Project, count: int, folder: str, *extra: str) -> l
     partials = []
     for index in range(1, count + 1):
         out = project.root / folder / f"shard-{index}"
-        done = grade(project, "--shard", f"{index}/{count}", "--output", str(out), *extra)
+        summary = project.root / folder / f"summary-{index}.md"
+        shard = ["--shard", f"{index}/{count}"]
+        done = grade(project, *shard, "--output", str(out), "--summary", str(summary), *extra)
         assert done.code in (0, 1, 3), done.stderr
+        assert summary.read_text().startswith(f"> **Shard {index} of {count}**: this summary")
         partials.append(out)
     return partials
 
@@ -140,6 +143,7 @@ def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count:
         assert sorted(held) == sorted(graded + (["not-in-spec"] if number == 0 else []))
         assert doc["waza_ci"]["task_indexes"] == sorted(doc["waza_ci"]["task_indexes"])
         assert doc["summary"]["total_tests"] == len(held)
+    assert not (suite.root / "m.md").read_text().startswith("> **Shard")
     every = sorted(task["test_id"] for doc in docs for task in doc["tasks"])
     assert every == sorted([t for t in TASKS if t != MISSING_FROM_RESULTS] + ["not-in-spec"])
 

@@ -48,11 +48,16 @@ from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
-from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
+from waza_ci.report.markdown import (
+    JOB_SUMMARY_LIMIT,
+    check_title,
+    render_check_summary,
+    render_markdown,
+)
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_results
 from waza_ci.scoring import FailOn, GradeSummary
-from waza_ci.shard import Shard, parse_shard
+from waza_ci.shard import Shard, parse_shard, shard_note
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -195,7 +200,8 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
     summary = report.summary
-    markdown = render_markdown(summary)
+    note = shard_note(settings.shard)
+    markdown = note + render_markdown(summary, limit_bytes=JOB_SUMMARY_LIMIT - len(note))
     if settings.job_summary and runner.summary_path:
         try:
             append_summary(runner.summary_path, markdown)

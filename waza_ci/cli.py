@@ -27,7 +27,7 @@ from waza_ci.report.markdown import render_markdown
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
-from waza_ci.shard import Shard, parse_shard
+from waza_ci.shard import Shard, parse_shard, shard_note
 
 
 class _Parser(argparse.ArgumentParser):
@@ -185,21 +185,21 @@ def _merge(args: argparse.Namespace) -> int:
 def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> int:
     for warning in report.warnings:
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
-    _write_outputs(plan, report)
+    _write_outputs(plan, report, shard_note(getattr(args, "shard", None)))
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
     return report.summary.exit_code(args.fail_on)
 
 
-def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
+def _write_outputs(plan: OutputPlan, report: GradeReport, note: str) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
         for r in report.regraded
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_markdown(report.summary)
+        contents[plan.summary] = note + render_markdown(report.summary)
     write_text_files(contents)
 
 

@@ -43,6 +43,16 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
+def shard_note(shard: Shard | None) -> str:
+    """The Markdown line a shard's summary opens with: its verdict is only its tasks'."""
+    if shard is None:
+        return ""
+    return (
+        f"> **Shard {shard.index} of {shard.count}**: this summary covers only this shard's "
+        "tasks; the merge step reports the verdict.\n\n"
+    )
+
+
 def parse_shard(text: str, option: str = "--shard") -> Shard:
     """`I/N` with 1 <= I <= N; anything else is a usage error naming the option."""
     match = _SHARD.fullmatch(text.strip())
