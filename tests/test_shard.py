@@ -319,3 +319,10 @@ def test_weights_file_keeps_the_merge_identical_and_moves_slow_tasks(suite: Proj
     alone = [s for s in sections if "t00" in {t["test_id"] for t in s["tasks"]}]
     assert [len(s["tasks"]) for s in alone] == [1]
     assert merge(suite, *map(str, partials)).code == 3
+
+
+def test_the_merge_never_overwrites_a_partial(suite: Project, three: list[Path]) -> None:
+    before = three[0].read_bytes()
+    line = one_line_error(merge(suite, *map(str, three), "--output", str(three[0])))
+    assert "would overwrite the results file" in line
+    assert three[0].read_bytes() == before
