@@ -256,6 +256,14 @@ def test_a_bad_shard_is_a_usage_error(suite: Project, text: str) -> None:
     assert "--shard" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+def test_a_shard_without_output_is_a_usage_error(suite: Project) -> None:
+    done = grade(suite, "--shard", "1/2")
+    assert (done.code, done.stdout) == (2, "")
+    assert done.stderr == (
+        "waza-ci: error: --shard needs --output: the partial results file `merge` reads\n"
+    )
+
+
 def test_weights_without_a_shard_are_a_usage_error(suite: Project) -> None:
     done = grade(suite, "--shard-weights", str(suite.results_path))
     assert (done.code, done.stderr.strip()) == (

@@ -123,8 +123,9 @@ def test_bad_mode_and_shard_inputs_are_named(
     runner = Runner(tmp_path, fake, suite.root)
     for inputs, message in (
         ({"mode": "join"}, "input `mode` must be `grade` or `merge`, not 'join'"),
-        ({"shard": "5/4"}, "input `shard` '5/4': I must be between 1 and N"),
+        ({"shard": "5/4", "output": "p.json"}, "input `shard` '5/4': I must be between 1"),
         ({"mode": "merge", "shard": "1/2"}, "input `shard` is for `mode: grade`"),
+        ({"shard": "1/2"}, "input `shard` needs `output`"),
     ):
         result = runner.run({**SUITE_INPUTS, **inputs})
         assert result.code == 2, inputs

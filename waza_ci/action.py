@@ -122,6 +122,8 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         raise InputError("input `results` is required: results files or globs, one per line")
     if merge and get("shard"):
         raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
+    if get("shard") and not get("output"):
+        raise InputError("input `shard` needs `output`: the partial results file the merge reads")
     weights = tuple(
         Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
     )
