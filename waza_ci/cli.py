@@ -36,7 +36,7 @@ from waza_ci.report.regressions import (
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
-from waza_ci.shard import Shard, parse_shard
+from waza_ci.shard import Shard, parse_shard, shard_note
 
 
 class _Parser(argparse.ArgumentParser):
@@ -208,6 +208,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    if args.shard is not None and args.output is None:
+        raise InputError("--shard needs --output: the partial results file `merge` reads")
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
         eval_path=args.eval_yaml,
@@ -262,7 +264,15 @@ def _finish(
     for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
     model = build_report(report.summary, repo_root=os.getcwd(), links=_source_links(os.environ))
-    _write_outputs(plan, report, model, args.report, comparison=comparison, note=note)
+    _write_outputs(
+        plan,
+        report,
+        model,
+        args.report,
+        comparison=comparison,
+        note=note,
+        shard_heading=shard_note(getattr(args, "shard", None)),
+    )
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
@@ -289,6 +299,7 @@ def _write_outputs(
     *,
     comparison: BaselineComparison | None,
     note: str | None,
+    shard_heading: str,
 ) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
@@ -296,7 +307,7 @@ def _write_outputs(
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_summary_with_regressions(
+        contents[plan.summary] = shard_heading + render_summary_with_regressions(
             report.summary,
             model,
             comparison,
