@@ -274,7 +274,7 @@ def build_report(
     )
     return Report(
         eval_name=summary.eval_name,
-        eval_path=summary.eval_path,
+        eval_path=repo_relative_path(summary.eval_path, repo_root),
         results_names=summary.results_names,
         verdict=_verdict(summary),
         counts=counts,
