@@ -1,4 +1,6 @@
-"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code."""
+"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code.
+
+`waza-ci gate …` is handed to `gate_cli` (waza's gate, with waza's exit codes)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ import sys
 import tempfile
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-from waza_ci import __version__
+from waza_ci import __version__, gate_cli
+from waza_ci.baseline import BaselineComparison
+from waza_ci.baseline_io import compare_with_baseline, gated_exit_code, load_baseline
 from waza_ci.engine import (
     GradeReport,
     GradeRequest,
@@ -20,12 +25,17 @@ from waza_ci.engine import (
     run_grading,
 )
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError, WazaCiError
+from waza_ci.gate import GateOptions
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log, json_for_log
-from waza_ci.report.markdown import render_markdown
+from waza_ci.report.regressions import (
+    flaky_of,
+    render_regressions_text,
+    render_summary_with_regressions,
+)
 from waza_ci.report.text import render_text
-from waza_ci.results import dump_json, dump_results
+from waza_ci.results import ResultsFile, dump_json, dump_results
 from waza_ci.scoring import FailOn
 from waza_ci.shard import Shard, parse_shard, shard_note
 
@@ -94,13 +104,39 @@ def build_parser() -> argparse.ArgumentParser:
         type=FailOn,
         choices=list(FailOn),
         default=FailOn.FAILURES,
-        help="'failures' (default): exit 1 when a run did not pass; 'errors': only grader "
-        "and grading-context errors fail (exit 3)",
+        help="'failures' (default): exit 1 when a task did not pass; 'errors': only grader "
+        "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
+        "regression gate against --baseline fails",
     )
+    _add_baseline_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     _add_shard_arguments(grade_cmd)
     _add_merge_command(commands)
+    gate_cmd = commands.add_parser(
+        "gate",
+        help="waza's regression gate: compare a results file with a baseline",
+        description=gate_cli.build_gate_parser().description,
+    )
+    gate_cli.add_gate_arguments(gate_cmd)
     return parser
+
+
+def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="compare with this results file (path or glob; a missing one is a warning)",
+    )
+    command.add_argument(
+        "--min-task-pass-rate",
+        type=_rate,
+        default=1.0,
+        metavar="R",
+        help="a task passes when at least this share of its runs pass (default 1.0)",
+    )
+    gate_cli.add_gate_policy_arguments(command)
 
 
 def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
@@ -135,10 +171,14 @@ def _add_merge_command(commands: Any) -> None:
     merge_cmd.add_argument(
         "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
     )
+    _add_baseline_arguments(merge_cmd)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["gate"]:  # its own parser: waza's exit 3 for usage errors
+        return gate_cli.main(arguments[1:], sys.stdout, os.environ.get("GITHUB_STEP_SUMMARY"))
+    args = build_parser().parse_args(arguments)
     try:
         if args.command == "merge":
             return _merge(args)
@@ -150,8 +190,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    if args.shard is not None and args.output is None:
-        raise InputError("--shard needs --output: the partial results file `merge` reads")
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
         eval_path=args.eval_yaml,
@@ -166,6 +204,11 @@ def _grade(args: argparse.Namespace) -> int:
         shard=args.shard,
         shard_weights=args.shard_weights,
     )
+    if args.shard and args.baseline:
+        raise InputError("--baseline compares a whole grading; give it to `merge`, not --shard")
+    if args.shard is not None and args.output is None:
+        raise InputError("--shard needs --output: the partial results file `merge` reads")
+    options, baseline_files, note = _baseline(args)
     prepared = prepare_grading(request)
     # Refuse an unusable --output/--summary before any grader runs: a usage error writes
     # nothing and grades nothing.
@@ -175,33 +218,70 @@ def _grade(args: argparse.Namespace) -> int:
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
     )
-    return _finish(args, plan, run_grading(prepared))
+    report = run_grading(prepared, min_task_pass_rate=args.min_task_pass_rate)
+    comparison = compare_with_baseline(
+        report.summary, prepared.results_files, baseline_files, task=args.task, options=options
+    )
+    return _finish(args, plan, report, comparison, note)
 
 
 def _merge(args: argparse.Namespace) -> int:
+    options, baseline_files, note = _baseline(args)
     report, partials = merge_grading(args.partials)
     names = [r.source.name for r in report.regraded]
-    return _finish(args, plan_outputs(args.output, args.summary, names, partials), report)
+    plan = plan_outputs(args.output, args.summary, names, partials)
+    summary = replace(report.summary, min_task_pass_rate=args.min_task_pass_rate)
+    report = replace(report, summary=summary)
+    merged = [r.source for r in report.regraded]
+    comparison = compare_with_baseline(summary, merged, baseline_files, task=None, options=options)
+    return _finish(args, plan, report, comparison, note)
 
 
-def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> int:
-    for warning in report.warnings:
+def _baseline(
+    args: argparse.Namespace,
+) -> tuple[GateOptions, tuple[ResultsFile, ...], str | None]:
+    """The gate policy, the baseline files, and the note to print when there is none."""
+    options = gate_cli.gate_options(args)
+    baseline_files, note = load_baseline(args.baseline)
+    if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
+        note = "no --baseline given: nothing to compare with (gate: no-baseline)"
+    return options, baseline_files, note
+
+
+def _finish(
+    args: argparse.Namespace,
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None = None,
+    note: str | None = None,
+) -> int:
+    for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
-    _write_outputs(plan, report, shard_note(getattr(args, "shard", None)))
+    _write_outputs(plan, report, comparison, note, shard_note(getattr(args, "shard", None)))
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
-    return report.summary.exit_code(args.fail_on)
+    flaky = flaky_of(report.summary.tasks)
+    sys.stderr.write(render_regressions_text(comparison, flaky, baseline_note=note))
+    return gated_exit_code(report.summary, args.fail_on, comparison)
 
 
-def _write_outputs(plan: OutputPlan, report: GradeReport, note: str) -> None:
+def _write_outputs(
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None,
+    note: str | None,
+    shard_line: str,
+) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
         for r in report.regraded
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = note + render_markdown(report.summary)
+        contents[plan.summary] = shard_line + render_summary_with_regressions(
+            report.summary, comparison, baseline_note=note
+        )
     write_text_files(contents)
 
 
@@ -213,6 +293,16 @@ def _stderr_progress() -> Progress:
             print(f"waza-ci: {for_log(line)}", file=sys.stderr, flush=True)
 
     return progress
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses NaN
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
 
 
 def _shard(text: str) -> Shard:
