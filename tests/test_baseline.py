@@ -286,9 +286,18 @@ def test_task_filter_applies_to_the_baseline_too(project: Project, grade_project
     assert "0 new, 0 removed; waza gate: pass" in result.stderr
 
 
-def test_baseline_is_refused_with_a_shard(project: Project, grade_project: Any) -> None:
+def test_baseline_is_refused_with_a_shard(
+    project: Project, grade_project: Any, tmp_path: Path
+) -> None:
     # The comparison needs every task: it belongs to `merge` (tests/test_shard.py).
     write_good_project(project, {"t1": ["good"]})
-    sharded = grade_project("--baseline", str(project.results_path), "--shard", "1/2")
+    sharded = grade_project(
+        "--baseline",
+        str(project.results_path),
+        "--shard",
+        "1/2",
+        "--output",
+        str(tmp_path / "partial.json"),
+    )
     assert sharded.code == 2
     assert "--baseline" in sharded.stderr and sharded.stderr.count("\n") == 1

@@ -222,7 +222,10 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         stdout.write(render_regressions_text(comparison, flaky, baseline_note=baseline_note))
     note = shard_note(settings.shard)
     markdown = note + render_summary_with_regressions(
-        summary, comparison, baseline_note=baseline_note, limit_bytes=JOB_SUMMARY_LIMIT - len(note)
+        summary,
+        comparison,
+        baseline_note=baseline_note,
+        limit_bytes=JOB_SUMMARY_LIMIT - len(note.encode()),
     )
     if settings.job_summary and runner.summary_path:
         try:

@@ -271,7 +271,7 @@ def _write_outputs(
     report: GradeReport,
     comparison: BaselineComparison | None,
     note: str | None,
-    shard_line: str,
+    shard_heading: str,
 ) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
@@ -279,7 +279,7 @@ def _write_outputs(
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = shard_line + render_summary_with_regressions(
+        contents[plan.summary] = shard_heading + render_summary_with_regressions(
             report.summary, comparison, baseline_note=note
         )
     write_text_files(contents)
