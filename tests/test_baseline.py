@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Project, make_results, make_run, run_cli_process
+from tests.conftest import Project, make_results, make_run
 from waza_ci.baseline import (
     Change,
     PassCount,
@@ -286,9 +286,10 @@ def test_task_filter_applies_to_the_baseline_too(project: Project, grade_project
     assert "0 new, 0 removed; waza gate: pass" in result.stderr
 
 
-def test_baseline_is_refused_with_a_shard_and_merge_has_no_regressions_mode(
+def test_baseline_is_refused_with_a_shard(
     project: Project, grade_project: Any, tmp_path: Path
 ) -> None:
+    # The comparison needs every task: it belongs to `merge` (tests/test_shard.py).
     write_good_project(project, {"t1": ["good"]})
     sharded = grade_project(
         "--baseline",
@@ -300,8 +301,3 @@ def test_baseline_is_refused_with_a_shard_and_merge_has_no_regressions_mode(
     )
     assert sharded.code == 2
     assert "--baseline" in sharded.stderr and sharded.stderr.count("\n") == 1
-    merge = run_cli_process(
-        ["merge", str(tmp_path / "p.json"), "--fail-on", "regressions"], cwd=tmp_path
-    )
-    assert merge.code == 2
-    assert "invalid choice" in merge.stderr

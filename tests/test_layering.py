@@ -84,6 +84,7 @@ ALLOWED: dict[str, set[str]] = {
     "github.comments": {"github.http"},
     "cli": {
         "gate_cli",
+        "gate",
         "baseline",
         "baseline_io",
         "report.regressions",

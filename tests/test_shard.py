@@ -345,3 +345,19 @@ def test_the_merge_never_overwrites_a_partial(suite: Project, three: list[Path])
     line = one_line_error(merge(suite, *map(str, three), "--output", str(three[0])))
     assert "would overwrite the results file" in line
     assert three[0].read_bytes() == before
+
+
+def test_merge_compares_with_a_baseline_exactly_as_grade_does(suite: Project) -> None:
+    gate = ["--baseline", str(suite.results_path), "--fail-on", "regressions"]
+    gate += ["--min-task-pass-rate", "0.5"]
+    whole = grade(suite, *gate, "--summary", "whole.md")
+    partials = grade_in_shards(suite, 3, "partials")
+
+    merged = merge(suite, *map(str, partials), *gate, "--summary", "m.md")
+
+    assert (merged.code, merged.stdout) == (whole.code, whole.stdout)
+    assert without_times(merged.stderr) == without_times(whole.stderr)
+    assert without_times((suite.root / "m.md").read_text()) == without_times(
+        (suite.root / "whole.md").read_text()
+    )
+    assert "regress" in whole.stderr.lower(), whole.stderr  # the comparison has something to say

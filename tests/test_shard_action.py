@@ -50,7 +50,7 @@ def posted(check: dict[str, Any]) -> dict[str, Any]:
 def run_unsharded(tmp_path: Path, workspace: Path) -> tuple[ActionRun, dict[str, Any]]:
     with FakeGitHub(token=TOKEN) as alone:
         result = Runner(tmp_path / "unsharded", alone, workspace).run(
-            {**SUITE_INPUTS, "output": "whole.json"}
+            {**SUITE_INPUTS, "output": "whole.json", "baseline": "results.json"}
         )
         assert_bodies_match_openapi(alone.requests)
         [check] = alone.check_runs
@@ -79,7 +79,12 @@ def test_shards_post_nothing_and_the_merge_posts_one_unsharded_report(
         assert own.startswith(f"> **Shard {index} of 3**: this summary covers only this shard")
 
     merged = Runner(tmp_path / "merge", fake, suite.root).run(
-        {"mode": "merge", "results": "partials/*.json", "output": "merged.json"}
+        {
+            "mode": "merge",
+            "results": "partials/*.json",
+            "output": "merged.json",
+            "baseline": "results.json",
+        }
     )
 
     assert merged.code == whole.code, merged.log
@@ -93,6 +98,7 @@ def test_shards_post_nothing_and_the_merge_posts_one_unsharded_report(
     }
     assert merged.outputs["check-run-id"] == str(check["id"])
     assert merged.outputs["output-file"] == "merged.json"
+    assert merged.outputs["gate"] in ("pass", "fail"), "the baseline was compared"
 
 
 def test_a_missing_shard_fails_the_merge_step_with_one_error(

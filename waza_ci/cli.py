@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -24,6 +25,7 @@ from waza_ci.engine import (
     run_grading,
 )
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError, WazaCiError
+from waza_ci.gate import GateOptions
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log, json_for_log
@@ -34,7 +36,7 @@ from waza_ci.report.regressions import (
     render_summary_with_regressions,
 )
 from waza_ci.report.text import render_text
-from waza_ci.results import dump_json, dump_results
+from waza_ci.results import ResultsFile, dump_json, dump_results
 from waza_ci.scoring import FailOn
 from waza_ci.shard import Shard, parse_shard, shard_note
 
@@ -108,21 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
         "regression gate against --baseline fails",
     )
-    grade_cmd.add_argument(
-        "--baseline",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="compare with this results file (path or glob; a missing one is a warning)",
-    )
-    grade_cmd.add_argument(
-        "--min-task-pass-rate",
-        type=_rate,
-        default=1.0,
-        metavar="R",
-        help="a task passes when at least this share of its runs pass (default 1.0)",
-    )
-    gate_cli.add_gate_policy_arguments(grade_cmd)
+    _add_baseline_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     _add_shard_arguments(grade_cmd)
     _add_merge_command(commands)
@@ -150,6 +138,24 @@ def _add_report_arguments(command: argparse.ArgumentParser) -> None:
         help="'failures' (default): passing tasks are listed compactly in --summary; "
         "'all': every task and grader in detail",
     )
+
+
+def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="compare with this results file (path or glob; a missing one is a warning)",
+    )
+    command.add_argument(
+        "--min-task-pass-rate",
+        type=_rate,
+        default=1.0,
+        metavar="R",
+        help="a task passes when at least this share of its runs pass (default 1.0)",
+    )
+    gate_cli.add_gate_policy_arguments(command)
 
 
 def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
@@ -183,13 +189,9 @@ def _add_merge_command(commands: Any) -> None:
     merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
     _add_report_arguments(merge_cmd)
     merge_cmd.add_argument(
-        "--fail-on",
-        type=FailOn,
-        # No baseline here, so no regression gate: `regressions` would quietly mean `errors`.
-        choices=[FailOn.FAILURES, FailOn.ERRORS],
-        default=FailOn.FAILURES,
-        help="as for grade",
+        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
     )
+    _add_baseline_arguments(merge_cmd)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -208,8 +210,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    if args.shard is not None and args.output is None:
-        raise InputError("--shard needs --output: the partial results file `merge` reads")
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
         eval_path=args.eval_yaml,
@@ -224,12 +224,11 @@ def _grade(args: argparse.Namespace) -> int:
         shard=args.shard,
         shard_weights=args.shard_weights,
     )
-    options = gate_cli.gate_options(args)
     if args.shard and args.baseline:
-        raise InputError("--baseline compares a whole grading; it cannot be used with --shard")
-    baseline_files, note = load_baseline(args.baseline)
-    if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
-        note = "no --baseline given: nothing to compare with (gate: no-baseline)"
+        raise InputError("--baseline compares a whole grading; give it to `merge`, not --shard")
+    if args.shard is not None and args.output is None:
+        raise InputError("--shard needs --output: the partial results file `merge` reads")
+    options, baseline_files, note = _baseline(args)
     prepared = prepare_grading(request)
     # Refuse an unusable --output/--summary before any grader runs: a usage error writes
     # nothing and grades nothing.
@@ -248,10 +247,26 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    options, baseline_files, note = _baseline(args)
     report, partials = merge_grading(args.partials)
     names = [r.source.name for r in report.regraded]
     plan = plan_outputs(args.output, args.summary, names, partials, report_json=args.report_json)
-    return _finish(args, plan, report)
+    summary = replace(report.summary, min_task_pass_rate=args.min_task_pass_rate)
+    report = replace(report, summary=summary)
+    merged = [r.source for r in report.regraded]
+    comparison = compare_with_baseline(summary, merged, baseline_files, task=None, options=options)
+    return _finish(args, plan, report, comparison, note)
+
+
+def _baseline(
+    args: argparse.Namespace,
+) -> tuple[GateOptions, tuple[ResultsFile, ...], str | None]:
+    """The gate policy, the baseline files, and the note to print when there is none."""
+    options = gate_cli.gate_options(args)
+    baseline_files, note = load_baseline(args.baseline)
+    if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
+        note = "no --baseline given: nothing to compare with (gate: no-baseline)"
+    return options, baseline_files, note
 
 
 def _finish(
