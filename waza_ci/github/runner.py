@@ -6,7 +6,9 @@ follow actions/toolkit and the runner's own parsers (see github-actions-platform
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import secrets
 import uuid
@@ -325,10 +327,7 @@ def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
     Every output is checked before anything is written, so a refused value leaves the file as it
     was. OSError propagates: the caller decides whether a missing output file is fatal.
     """
-    text = format_outputs(outputs)
-    # newline="" keeps "\n" as is: the runner parses LF-separated lines.
-    with open(path, "a", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+    append_whole(path, format_outputs(outputs))
 
 
 def append_summary(path: str, markdown: str) -> None:
@@ -336,6 +335,29 @@ def append_summary(path: str, markdown: str) -> None:
 
     A final newline is added when missing so that whatever is appended next starts a new block.
     """
-    text = markdown if markdown.endswith("\n") else markdown + "\n"
-    with open(path, "a", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+    append_whole(path, markdown if markdown.endswith("\n") else markdown + "\n")
+
+
+def append_whole(path: str, text: str) -> None:
+    """Append `text` to the file at `path` all or nothing.
+
+    The runner parses these files after the step; half a line or half a heredoc block would
+    corrupt every output or summary after it. So on any failure (disk full, file too large,
+    an I/O error) the file is cut back to its length before the append, and the OSError is
+    raised with the path in it. Bytes are written as is: the runner parses LF-separated lines.
+    """
+    data = text.encode("utf-8")  # before opening: an encoding error changes nothing
+    # Unbuffered: a buffer could try again on close, after the cut, and leave a partial tail.
+    with open(path, "ab", buffering=0) as handle:
+        descriptor = handle.fileno()
+        start = os.fstat(descriptor).st_size
+        pending = memoryview(data)
+        try:
+            while pending:
+                pending = pending[os.write(descriptor, pending) :]
+        except BaseException as err:
+            with contextlib.suppress(OSError):
+                os.ftruncate(descriptor, start)
+            if isinstance(err, OSError):
+                raise OSError(err.errno, err.strerror, path) from None
+            raise
