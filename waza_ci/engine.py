@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError
+from waza_ci.files import identity
 from waza_ci.grading import (
     ExecutionResult,
     GradingPlan,
@@ -130,7 +131,7 @@ def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
             paths.extend(files)
         else:
             paths.append(Path(pattern))
-    unique = list({path.resolve(): path for path in reversed(paths)}.values())[::-1]
+    unique = list({identity(path): path for path in reversed(paths)}.values())[::-1]
     return [
         load_results(path, name)
         for path, name in zip(unique, name_results_files(unique), strict=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waza_ci.errors import InputError, OutputError
+from waza_ci.files import check_output_target
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ def plan_outputs(
             )
         else:
             targets = {name: output / name for name in result_names}
+            for target in targets.values():
+                check_output_target(target, "--output")
     _refuse_clashes(targets, summary, inputs)
     return OutputPlan(targets, summary)
 
@@ -57,6 +60,7 @@ def plan_outputs(
 def _check_writable_place(option: str, path: Path | None) -> None:
     if path is None:
         return
+    check_output_target(path, option)
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from waza_ci.errors import InputError, Location
+from waza_ci.files import MAX_RESULTS_BYTES, read_regular_text
 
 SUPPORTED_SCHEMA_MAJOR = 1
 CURRENT_SCHEMA_VERSION = "1.4"
@@ -119,7 +120,7 @@ class ResultsFile:
 def load_results(path: Path, name: str | None = None) -> ResultsFile:
     """Read and validate one results file; every problem is an InputError naming the place."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, what="results file", max_bytes=MAX_RESULTS_BYTES)
     except FileNotFoundError:
         raise InputError("results file not found", Location(str(path))) from None
     except (OSError, UnicodeDecodeError) as err:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.files import MAX_SPEC_BYTES, read_regular_text
 
 PROGRAM_KIND = "program"
 DEFAULT_PROGRAM_TIMEOUT_S = 30
@@ -126,8 +127,9 @@ def _read_program_timeout(path: Path) -> tuple[int, list[str]]:
     # waza silently falls back to 30 s on a malformed .waza.yaml; we fall back too but say so.
     fallback = f"{path}: ignored (using {DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, RecursionError) as err:
+        text = read_regular_text(path, what=PROJECT_CONFIG_NAME, max_bytes=MAX_SPEC_BYTES)
+        config = yaml.safe_load(text)
+    except (InputError, yaml.YAMLError, ValueError, RecursionError) as err:
         return DEFAULT_PROGRAM_TIMEOUT_S, [f"{fallback}: {_one_line(str(err))}"]
     graders = config.get("graders") if isinstance(config, dict) else None
     timeout = graders.get("programTimeout") if isinstance(graders, dict) else None
@@ -305,7 +307,7 @@ def _valid_text(text: str) -> str:
 
 def _load_yaml(path: Path, *, what: str) -> yaml.MappingNode:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, what=what, max_bytes=MAX_SPEC_BYTES)
     except FileNotFoundError:
         raise InputError(f"{what} not found", Location(str(path))) from None
     except (OSError, UnicodeDecodeError) as err:

@@ -15,9 +15,11 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from waza_ci.errors import InputError, Location
+from waza_ci.files import MAX_EVENT_BYTES, read_regular_text
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
@@ -83,15 +85,11 @@ def load_event(path: str | None) -> Mapping[str, Any]:
     A missing file is normal outside Actions (a developer's shell); a file that exists but cannot
     be read or is not a JSON object means something is wrong and must not pass silently.
     """
-    if path is None:
+    if path is None or not os.path.lexists(path):
         return {}
+    text = read_regular_text(Path(path), what="the event file", max_bytes=MAX_EVENT_BYTES)
     try:
-        with open(path, encoding="utf-8") as handle:
-            payload = json.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the event file: {exc}", Location(path)) from exc
+        payload = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"the event file is not valid JSON: {exc.msg}", Location(path, exc.lineno)
