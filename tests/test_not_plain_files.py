@@ -136,7 +136,13 @@ def test_an_eval_spec_that_is_not_a_plain_file_is_refused(
 def test_outputs_that_are_not_plain_files_are_refused_before_grading(
     demo: Path, tmp_path: Path, option: str, kind: str
 ) -> None:
-    target = DEVICE if kind == "device" else MAKERS[kind](tmp_path / "target")
+    if kind == "device":
+        # Through a link of our own: were the check missing, the rename would replace the link,
+        # never the device node itself (as root it would replace /dev/zero).
+        target = tmp_path / "target"
+        target.symlink_to(DEVICE)
+    else:
+        target = MAKERS[kind](tmp_path / "target")
     done = run_cli_process(
         grade_args(demo, demo / "results.json", option, str(target)), cwd=demo, timeout=30
     )
