@@ -247,7 +247,7 @@ def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: st
         return
     commands.error(
         err.message,
-        file=repo_relative_path(location.file, repo_root),
+        file=repo_relative_path(location.file, repo_root) or None,
         line=location.line,
         title="waza-ci",
     )
@@ -330,8 +330,12 @@ def _log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotatio
         else (annotations[: LOG_ANNOTATION_CAP - 1])
     )
     for annotation in shown:
+        placed = bool(annotation.path)  # "" when the file is outside the repository
         commands.error(
-            annotation.message, file=annotation.path, line=annotation.line, title=annotation.title
+            annotation.message,
+            file=annotation.path if placed else None,
+            line=annotation.line if placed else None,
+            title=annotation.title,
         )
     hidden = len(annotations) - len(shown)
     if hidden:

@@ -101,23 +101,32 @@ def _cut_note(omitted: int) -> str:
 
 
 def repo_relative_path(file: str, repo_root: str) -> str:
-    """`file` relative to `repo_root` when inside it; else `file` normalised, no leading `/`.
+    """`file` relative to the repository root `repo_root` (GITHUB_WORKSPACE), or "" when it is
+    not inside the repository: an annotation must never name a container path such as
+    `/github/workspace/...` nor a file GitHub cannot show (callers then attach no file).
 
     Paths are POSIX (the action runs in a Linux container). A relative `file` is taken as
-    already relative to the repository root (waza-ci runs in GITHUB_WORKSPACE). Nothing is
-    resolved on disk, so symlinks are not followed.
+    relative to the repository root (waza-ci runs in GITHUB_WORKSPACE). Nothing is resolved on
+    disk, so symlinks are not followed.
     """
     path = posixpath.normpath(file) if file else "."
-    if repo_root:
-        root = posixpath.normpath(repo_root)
-        if root == "/" and path.startswith("/"):
+    if posixpath.isabs(path):
+        root = posixpath.normpath(repo_root) if repo_root else ""
+        if not posixpath.isabs(root):
+            return ""  # no absolute root to measure against: cannot place it in the repository
+        if root == "/":
             return path.lstrip("/") or "."
         prefix = root.rstrip("/") + "/"
-        if posixpath.isabs(path) == posixpath.isabs(root) and path.startswith(prefix):
-            return path[len(prefix) :]
-    if path.startswith("./"):
-        path = path[2:]
-    return path.lstrip("/") or "."
+        if not path.startswith(prefix):
+            return ""
+        path = path[len(prefix) :]
+    elif repo_root and not posixpath.isabs(repo_root):
+        root = posixpath.normpath(repo_root)
+        if path.startswith(root.rstrip("/") + "/"):
+            path = path[len(root.rstrip("/")) + 1 :]
+    if path == ".." or path.startswith("../"):
+        return ""
+    return path or "."
 
 
 def _line(location: Location) -> int:
