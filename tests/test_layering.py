@@ -53,7 +53,8 @@ ALLOWED: dict[str, set[str]] = {
         "github.http",
         "github.runner",
     },
-    "__main__": {"cli"},
+    "__main__": {"cli", "signals"},
+    "signals": set(),
     "isolation": set(),
 }
 

@@ -43,7 +43,7 @@ from waza_ci.github.runner import (
     resolve_head_sha,
     write_outputs,
 )
-from waza_ci.grading import cancel_on_signals, grader_environment
+from waza_ci.grading import cancel_on_signals, grader_environment, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
@@ -174,6 +174,7 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         )
         with cancel_on_signals():  # a cancelled job still removes every context directory
             report = _grade(prepared, commands, stdout)
+            stop_if_cancelled()
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())

@@ -14,7 +14,7 @@ from typing import NoReturn
 from waza_ci import __version__
 from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
 from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
-from waza_ci.grading import Progress, cancel_on_signals, grader_environment
+from waza_ci.grading import Progress, cancel_on_signals, grader_environment, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log, json_for_log
 from waza_ci.report.markdown import render_markdown
@@ -127,6 +127,7 @@ def _grade(args: argparse.Namespace) -> int:
         [r.path for r in prepared.results_files],
     )
     report = run_grading(prepared)
+    stop_if_cancelled()  # a signal during loading, or after the last grader: write nothing
     for warning in report.warnings:
         print(f"waza-ci: warning: {for_log(warning)}", file=sys.stderr)
     _write_outputs(plan, report)
