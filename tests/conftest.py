@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo"
-SAMPLES = ROOT.parent / "shared" / "waza-samples"
+SAMPLES = ROOT / "tests" / "data" / "waza-samples"  # provenance: tests/data/waza-samples.README.md
 # The test interpreter's folder first: graders run `python3`, and a version manager's shim
 # on PATH (pyenv) would add a fraction of a second to every grader start.
 FAST_PATH = os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))

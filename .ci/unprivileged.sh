@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The test suite again, the way users and contributors run it (issue 9 §8): in a copy of the
+# repository alone in a fresh temporary folder (nothing beside it: no ../shared, no caches), as
+# an unprivileged user like GitHub's runners (uid 1001), with a virtual environment that user
+# owns. Container tests are included when Docker is reachable: the user gets the Docker socket's
+# group, as the runner user has on GitHub-hosted runners, and uses the image the first pass
+# built (WAZA_CI_IMAGE) rather than building its own.
+#
+# Usage: bash .ci/unprivileged.sh   (from the repository; run by .ci/run after the normal pass)
+# Env:   WAZA_CI_UID (default 1001), WAZA_CI_IMAGE (default waza-ci:test), PYTHON (from python.sh)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+uid="${WAZA_CI_UID:-1001}"
+image="${WAZA_CI_IMAGE:-waza-ci:test}"
+
+sandbox=$(mktemp -d)
+home=$(mktemp -d)
+trap 'rm -rf "$sandbox" "$home"' EXIT
+repo="$sandbox/waza-ci"
+mkdir "$repo"
+# Tracked and new (not ignored) files, as a fresh clone of this checkout would have them.
+git ls-files -z --cached --others --exclude-standard |
+  tar --null --files-from=- --ignore-failed-read -cf - | tar -xf - -C "$repo"
+
+# How to become the unprivileged user; when this script already runs unprivileged, stay as is.
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+  groups="$uid"
+  socket="${DOCKER_SOCKET:-/var/run/docker.sock}"
+  if [ -S "$socket" ] && docker info >/dev/null 2>&1; then
+    groups="$uid,$(stat -c %g "$socket")"
+  fi
+  as_user=(setpriv --reuid="$uid" --regid="$uid" --groups="$groups" --inh-caps=-all --)
+fi
+
+# A Python >= 3.11 that the user can run (a root-only install such as ~root/.pyenv cannot be).
+source .ci/python.sh
+base=""
+for candidate in "$PYTHON" $(type -aP python3.12 python3.11 python3 | awk '!seen[$0]++'); do
+  if "${as_user[@]}" "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+      2>/dev/null; then
+    base="$candidate"
+    break
+  fi
+done
+if [ -z "$base" ]; then
+  echo "no Python >= 3.11 that uid $uid can run" >&2
+  exit 1
+fi
+echo "unprivileged pass: uid $uid, $("$base" --version), in $repo"
+
+# Installed as the invoking user (it can reach the package index), then handed over.
+"$base" -m venv "$repo/.venv"
+"$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo[test]"
+if [ "$(id -u)" -eq 0 ]; then
+  chown -R "$uid:$uid" "$sandbox" "$home"
+fi
+
+# PATH: the user's venv, then the invoking PATH without folders the user cannot enter.
+path="$repo/.venv/bin"
+IFS=: read -ra folders <<<"$PATH"
+for folder in "${folders[@]}"; do
+  if [ -n "$folder" ] && "${as_user[@]}" test -x "$folder"; then
+    path="$path:$folder"
+  fi
+done
+
+cd "$repo"
+"${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
+  WAZA_CI_IMAGE="$image" TMPDIR="$home" \
+  .venv/bin/pytest -q -p no:cacheprovider
