@@ -6,7 +6,7 @@
 # group, as the runner user has on GitHub-hosted runners, and uses the image the first pass
 # built (WAZA_CI_IMAGE) rather than building its own.
 #
-# Usage: bash .ci/unprivileged.sh   (from the repository; run by .ci/run after the normal pass)
+# Usage: bash .ci/unprivileged.sh [PYTEST ARGS]   (.ci/run runs it, without arguments, last)
 # Env:   WAZA_CI_UID (default 1001), WAZA_CI_IMAGE (default waza-ci:test), PYTHON (from python.sh)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -68,4 +68,4 @@ done
 cd "$repo"
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
   WAZA_CI_IMAGE="$image" TMPDIR="$home" \
-  .venv/bin/pytest -q -p no:cacheprovider
+  .venv/bin/pytest -q -p no:cacheprovider "$@"
