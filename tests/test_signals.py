@@ -131,3 +131,58 @@ def test_graders_die_with_a_sigkilled_waza_ci(project: Project, tmp_path: Path) 
     process.communicate(timeout=10)
     for pid in graders:
         wait_for(partial(dead, pid), timeout=10)
+
+
+@pytest.mark.parametrize("moment", ["importing", "grading"])
+def test_the_action_ends_on_sigterm_with_one_line_and_143(
+    project: Project, tmp_path: Path, moment: str
+) -> None:
+    marker = tmp_path / "pids"
+    slow_project(project, marker)
+    summary, outputs = tmp_path / "summary", tmp_path / "outputs"
+    summary.write_text("")
+    outputs.write_text("")
+    env = {
+        "PATH": FAST_PATH,
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "TMPDIR": str(tmp_path / "temp"),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(project.root),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "INPUT_EVAL": "eval.yaml",
+        "INPUT_RESULTS": "results.json",
+        "INPUT_WORKSPACE": "workspace",
+        "INPUT_CHECK-RUN": "false",
+    }
+    (tmp_path / "temp").mkdir()
+    importing = tmp_path / "importing"
+    if moment == "importing":
+        hooks = tmp_path / "hooks"
+        hooks.mkdir()
+        (hooks / "sitecustomize.py").write_text(
+            SLOW_IMPORT.replace('"waza_ci.cli"', '"waza_ci.action"')
+        )
+        env["PYTHONPATH"] = os.pathsep.join((str(hooks), str(ROOT)))
+        env["WAZA_TEST_IMPORTING"] = str(importing)
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "entrypoint.py")],
+        cwd=project.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    if moment == "importing":
+        wait_for(importing.exists)
+    else:
+        wait_for(lambda: marker.exists() and len(marker.read_text().split()) == 2)
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 143, stdout + stderr
+    said = [line for line in (stdout + stderr).splitlines() if "interrupted by SIGTERM" in line]
+    assert len(said) == 1, stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    assert outputs.read_text() == "" and summary.read_text() == "", "nothing written"
+    assert list((tmp_path / "temp").iterdir()) == []
