@@ -30,6 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {
         "engine",
         "errors",
+        "files",
         "grading",
         "outputs",
         "report._text",
@@ -41,6 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "action": {
         "engine",
         "errors",
+        "files",
         "grading",
         "outputs",
         "report._text",

@@ -179,3 +179,23 @@ def test_a_results_glob_skips_what_is_not_a_plain_file(demo: Path, tmp_path: Pat
     done = run_cli_process(grade_args(demo, f"{found}/*.json"), cwd=demo, timeout=30)
     assert done.code == 0, done.stderr
     assert list(json.loads(done.stdout)["tasks"])  # graded a.json, never waited on b.json
+
+
+def test_the_results_size_cap_is_an_option(demo: Path, tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    doc = json.loads((demo / "results.json").read_text())
+    doc["padding"] = "x" * (3 * 1024 * 1024 // 2)  # 1.5 MiB
+    big.write_text(json.dumps(doc))
+    refused = run_cli_process(grade_args(demo, big, "--max-results-mib", "1"), cwd=demo)
+    assert_one_line_error(refused.code, refused.stderr, big)
+    assert "1,048,576 bytes" in refused.stderr and "--max-results-mib" in refused.stderr
+    allowed = run_cli_process(grade_args(demo, big, "--max-results-mib", "2"), cwd=demo)
+    assert allowed.code == 0, allowed.stderr
+
+
+def test_the_action_takes_the_results_size_cap_as_an_input(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    shutil.copytree(DEMO, workspace / "examples" / "demo")
+    with FakeGitHub(token=TOKEN) as fake:
+        result = Runner(tmp_path, fake, workspace).run({**DEMO_INPUTS, "max-results-mib": "0"})
+    assert result.code == 2 and "max-results-mib" in result.stdout, result.log

@@ -26,6 +26,7 @@ from waza_ci.engine import (
     run_grading,
 )
 from waza_ci.errors import InputError, WazaCiError
+from waza_ci.files import MAX_RESULTS_BYTES, MIB
 from waza_ci.github.checks import (
     FIX_HINT,
     CheckRunClient,
@@ -70,6 +71,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "job-summary": "true",
     "commit": "",
     "api-timeout": "60",
+    "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
 }
 
 
@@ -90,6 +92,7 @@ class ActionSettings:
     job_summary: bool
     commit: str | None
     api_timeout_s: float = 60.0
+    max_results_bytes: int = MAX_RESULTS_BYTES
     token: str | None = field(default=None, repr=False)
 
 
@@ -116,6 +119,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         job_summary=_boolean("job-summary", get("job-summary")),
         commit=get("commit") or None,
         api_timeout_s=_seconds("api-timeout", get("api-timeout")),
+        max_results_bytes=_mebibytes("max-results-mib", get("max-results-mib")),
         token=input_value(env, "github-token"),
     )
 
@@ -134,6 +138,12 @@ def _jobs(value: str) -> int | None:
     if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits only
         raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
     return int(value)
+
+
+def _mebibytes(name: str, value: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,7}", value) or int(value) < 1:  # ASCII digits only
+        raise InputError(f"input `{name}` must be a whole number of MiB, at least 1, not {value!r}")
+    return int(value) * MIB
 
 
 def _seconds(name: str, value: str) -> float:
@@ -216,6 +226,7 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
         grader_env=grader_environment(env),
         temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
         progress=progress,
+        max_results_bytes=settings.max_results_bytes,
     )
 
 

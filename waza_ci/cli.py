@@ -14,6 +14,7 @@ from typing import NoReturn
 from waza_ci import __version__
 from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
 from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
+from waza_ci.files import MAX_RESULTS_BYTES, MIB
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log, json_for_log
@@ -90,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="'failures' (default): exit 1 when a run did not pass; 'errors': only grader "
         "and grading-context errors fail (exit 3)",
     )
+    grade_cmd.add_argument(
+        "--max-results-mib",
+        type=_positive_int,
+        default=MAX_RESULTS_BYTES // MIB,
+        metavar="N",
+        help="refuse a results file larger than N MiB (default: %(default)s)",
+    )
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     return parser
 
@@ -116,6 +124,7 @@ def _grade(args: argparse.Namespace) -> int:
         grader_env=grader_environment(os.environ),
         temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
         progress=_stderr_progress() if args.verbose else None,
+        max_results_bytes=args.max_results_mib * MIB,
     )
     prepared = prepare_grading(request)
     # Refuse an unusable --output/--summary before any grader runs: a usage error writes

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError
-from waza_ci.files import identity
+from waza_ci.files import MAX_RESULTS_BYTES, identity
 from waza_ci.grading import (
     ExecutionResult,
     GradingPlan,
@@ -55,6 +55,8 @@ class GradeRequest:
     """The graders' environment, already cleaned of tokens by the caller."""
     temp_dir: str = "/tmp"  # noqa: S108 - the caller passes its TMPDIR; this is the fallback
     progress: Progress | None = None
+    max_results_bytes: int = MAX_RESULTS_BYTES
+    """Refuse a results file larger than this (`--max-results-mib`)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
     workspace = _existing_dir(request.workspace, "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
     spec = load_eval(request.eval_path, working_directory=working_directory)
-    results_files = tuple(load_results_files(request.results))
+    results_files = tuple(load_results_files(request.results, request.max_results_bytes))
     plan = plan_grading(spec, results_files, request.task)
     setup = GradingSetup(
         workspace_dir=str(workspace),
@@ -117,7 +119,9 @@ def run_grading(prepared: PreparedGrading) -> GradeReport:
     return GradeReport(spec, summary, regraded, spec.warnings)
 
 
-def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
+def load_results_files(
+    patterns: Sequence[str], max_bytes: int = MAX_RESULTS_BYTES
+) -> list[ResultsFile]:
     """Expand paths and globs (recursive `**`), in order, each file once."""
     if not patterns:
         raise InputError("no results files given (--results)")
@@ -133,7 +137,7 @@ def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
             paths.append(Path(pattern))
     unique = list({identity(path): path for path in reversed(paths)}.values())[::-1]
     return [
-        load_results(path, name)
+        load_results(path, name, max_bytes=max_bytes)
         for path, name in zip(unique, name_results_files(unique), strict=True)
     ]
 

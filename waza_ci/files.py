@@ -22,6 +22,7 @@ MIB = 1024 * 1024
 MAX_SPEC_BYTES = 16 * MIB
 # waza results files hold transcripts and can be large; see README "Security and failure".
 MAX_RESULTS_BYTES = 512 * MIB
+RESULTS_LIMIT_HINT = "raise it with --max-results-mib (action input `max-results-mib`)"
 # GitHub caps webhook payloads at 25 MB.
 MAX_EVENT_BYTES = 64 * MIB
 
@@ -40,11 +41,11 @@ def describe_kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
-def read_regular_file(path: Path, *, what: str, max_bytes: int) -> bytes:
+def read_regular_file(path: Path, *, what: str, max_bytes: int, hint: str = "") -> bytes:
     """The bytes of the regular file at `path` (symlinks followed), at most `max_bytes`.
 
     Raises InputError naming `what` and the path for a missing, unreadable, non-regular or
-    oversized file.
+    oversized file (`hint` says how to raise the limit).
     """
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
@@ -52,14 +53,14 @@ def read_regular_file(path: Path, *, what: str, max_bytes: int) -> bytes:
         raise InputError(_open_problem(path, what, err), Location(str(path))) from None
     try:
         _require_regular(os.fstat(descriptor).st_mode, path, what)
-        return _read_capped(descriptor, path, what, max_bytes)
+        return _read_capped(descriptor, path, what, max_bytes, hint)
     finally:
         os.close(descriptor)
 
 
-def read_regular_text(path: Path, *, what: str, max_bytes: int) -> str:
+def read_regular_text(path: Path, *, what: str, max_bytes: int, hint: str = "") -> str:
     """`read_regular_file` decoded as UTF-8; invalid UTF-8 is an InputError with its offset."""
-    data = read_regular_file(path, what=what, max_bytes=max_bytes)
+    data = read_regular_file(path, what=what, max_bytes=max_bytes, hint=hint)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -68,7 +69,7 @@ def read_regular_text(path: Path, *, what: str, max_bytes: int) -> str:
         ) from None
 
 
-def _read_capped(descriptor: int, path: Path, what: str, max_bytes: int) -> bytes:
+def _read_capped(descriptor: int, path: Path, what: str, max_bytes: int, hint: str) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -84,7 +85,9 @@ def _read_capped(descriptor: int, path: Path, what: str, max_bytes: int) -> byte
         size += len(chunk)
         if size > max_bytes:
             raise InputError(
-                f"{what} is larger than the limit of {max_bytes:,} bytes", Location(str(path))
+                f"{what} is larger than the limit of {max_bytes:,} bytes"
+                + (f"; {hint}" if hint else ""),
+                Location(str(path)),
             )
 
 
