@@ -22,6 +22,7 @@ from waza_ci.engine import (
     GradeReport,
     GradeRequest,
     PreparedGrading,
+    merge_grading,
     prepare_grading,
     run_grading,
 )
@@ -52,6 +53,7 @@ from waza_ci.report.markdown import check_title, render_check_summary, render_ma
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_results
 from waza_ci.scoring import FailOn, GradeSummary
+from waza_ci.shard import Shard, parse_shard
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -70,9 +72,13 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "check-run": "true",
     "job-summary": "true",
     "commit": "",
+    "mode": "grade",
+    "shard": "",
+    "shard-weights": "",
     "api-timeout": "60",
     "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
 }
+MODES = ("grade", "merge")
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,10 @@ class ActionSettings:
     api_timeout_s: float = 60.0
     max_results_bytes: int = MAX_RESULTS_BYTES
     token: str | None = field(default=None, repr=False)
+    merge: bool = False
+    """`mode: merge`: `results` are the partial files of a sharded grading."""
+    shard: Shard | None = None
+    shard_weights: tuple[Path, ...] = ()
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -101,10 +111,18 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         return input_value(env, name) or INPUT_DEFAULTS.get(name, "")
 
     results = tuple(line.strip() for line in get("results").splitlines() if line.strip())
-    if not get("eval"):
+    if get("mode") not in MODES:
+        raise InputError(f"input `mode` must be `grade` or `merge`, not {get('mode')!r}")
+    merge = get("mode") == "merge"
+    if not get("eval") and not merge:
         raise InputError("input `eval` is required: the path to the eval spec (eval.yaml)")
     if not results:
         raise InputError("input `results` is required: results files or globs, one per line")
+    if merge and get("shard"):
+        raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
+    weights = tuple(
+        Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
+    )
     return ActionSettings(
         eval_path=Path(get("eval")),
         results=results,
@@ -121,6 +139,9 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         api_timeout_s=_seconds("api-timeout", get("api-timeout")),
         max_results_bytes=_mebibytes("max-results-mib", get("max-results-mib")),
         token=input_value(env, "github-token"),
+        merge=merge,
+        shard=parse_shard(get("shard"), "input `shard`") if get("shard") else None,
+        shard_weights=weights,
     )
 
 
@@ -172,19 +193,13 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         runner = RunnerEnv.from_mapping(env)
         head_sha = (
             resolve_head_sha(runner, settings.commit)
-            if settings.check_run and runner.in_actions
+            # A shard's verdict is partial: only the merge job posts the check run.
+            if settings.check_run and settings.shard is None and runner.in_actions
             else None
         )
-        prepared = prepare_grading(_request(settings, env, stdout))
-        plan = plan_outputs(
-            settings.output,
-            None,
-            [r.name for r in prepared.results_files],
-            [r.path for r in prepared.results_files],
+        report, plan = _report(
+            settings, env, commands, stdout, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd()
         )
-        with cancel_on_signals():  # a cancelled job still removes every context directory
-            report = _grade(prepared, commands, stdout)
-            stop_if_cancelled()
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
@@ -226,20 +241,64 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
         grader_env=grader_environment(env),
         temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
         progress=progress,
+        shard=settings.shard,
+        shard_weights=settings.shard_weights,
         max_results_bytes=settings.max_results_bytes,
     )
 
 
-def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO) -> GradeReport:
+def _report(
+    settings: ActionSettings,
+    env: Mapping[str, str],
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    *,
+    repo_root: str,
+) -> tuple[GradeReport, OutputPlan]:
+    """Grade (all tasks, or one shard's) or merge the shards' partials; output paths are
+    checked before any grader runs."""
+    if settings.merge:
+        report, partials = merge_grading(settings.results)
+        names = [r.source.name for r in report.regraded]
+        plan = plan_outputs(settings.output, None, names, partials)
+        _print_verdict(report, commands, stdout, repo_root=repo_root)
+        return report, plan
+    prepared = prepare_grading(_request(settings, env, stdout))
+    plan = plan_outputs(
+        settings.output,
+        None,
+        [r.name for r in prepared.results_files],
+        [r.path for r in prepared.results_files],
+    )
+    with cancel_on_signals():  # a cancelled job still removes every context directory
+        report = _grade(prepared, commands, stdout, repo_root=repo_root)
+        stop_if_cancelled()  # a signal after the last grader: still nothing written
+    return report, plan
+
+
+def _grade(
+    prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
         report = run_grading(prepared)
-    with commands.stop_commands():
-        for warning in report.warnings:
-            stdout.write(f"waza-ci: warning: {for_log(warning)}\n")
-        stdout.write(render_text(report.summary))
+    _print_verdict(report, commands, stdout, repo_root=repo_root)
     return report
+
+
+def _print_verdict(
+    report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> None:
+    for warning in report.warnings:  # an annotation on the file and line it is about
+        where = warning.location
+        commands.warning(
+            f"waza-ci: {warning.message}",
+            file=repo_relative_path(where.file, repo_root) if where else None,
+            line=where.line if where else None,
+        )
+    with commands.stop_commands():
+        stdout.write(render_text(report.summary))
 
 
 def _write_output_file(

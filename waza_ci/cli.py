@@ -9,11 +9,17 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from waza_ci import __version__
-from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
-from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
+from waza_ci.engine import (
+    GradeReport,
+    GradeRequest,
+    merge_grading,
+    prepare_grading,
+    run_grading,
+)
+from waza_ci.errors import EXIT_INPUT_ERROR, InputError, WazaCiError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
@@ -22,6 +28,7 @@ from waza_ci.report.markdown import render_markdown
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
+from waza_ci.shard import Shard, parse_shard
 
 
 class _Parser(argparse.ArgumentParser):
@@ -99,12 +106,50 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse a results file larger than N MiB (default: %(default)s)",
     )
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
+    _add_shard_arguments(grade_cmd)
+    _add_merge_command(commands)
     return parser
+
+
+def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
+    grade_cmd.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="grade only shard I of N and write partial results files for `waza-ci merge`",
+    )
+    grade_cmd.add_argument(
+        "--shard-weights",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="balance the shards by the grader durations in this earlier regraded results "
+        "file; repeatable",
+    )
+
+
+def _add_merge_command(commands: Any) -> None:
+    merge_cmd = commands.add_parser(
+        "merge",
+        help="join the partial results files of `grade --shard` into one verdict",
+        description="Check that PARTIAL files cover every shard exactly once and come from "
+        "the same inputs, then report exactly as one unsharded `grade` would. Exit codes as "
+        "for grade; a missing, duplicate or mismatched shard is exit 2.",
+    )
+    merge_cmd.add_argument("partials", nargs="+", metavar="PARTIAL", help="paths or globs")
+    merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
+    merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
+    merge_cmd.add_argument(
+        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "merge":
+            return _merge(args)
         with cancel_on_signals():
             return _grade(args)
     except WazaCiError as err:
@@ -124,6 +169,8 @@ def _grade(args: argparse.Namespace) -> int:
         grader_env=grader_environment(os.environ),
         temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
         progress=_stderr_progress() if args.verbose else None,
+        shard=args.shard,
+        shard_weights=args.shard_weights,
         max_results_bytes=args.max_results_mib * MIB,
     )
     prepared = prepare_grading(request)
@@ -135,10 +182,19 @@ def _grade(args: argparse.Namespace) -> int:
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
     )
-    report = run_grading(prepared)
+    return _finish(args, plan, run_grading(prepared))
+
+
+def _merge(args: argparse.Namespace) -> int:
+    report, partials = merge_grading(args.partials)
+    names = [r.source.name for r in report.regraded]
+    return _finish(args, plan_outputs(args.output, args.summary, names, partials), report)
+
+
+def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> int:
     stop_if_cancelled()  # a signal during loading, or after the last grader: write nothing
     for warning in report.warnings:
-        print(f"waza-ci: warning: {for_log(warning)}", file=sys.stderr)
+        print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
     _write_outputs(plan, report)
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
@@ -165,6 +221,13 @@ def _stderr_progress() -> Progress:
             print(f"waza-ci: {for_log(line)}", file=sys.stderr, flush=True)
 
     return progress
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(err.message) from None
 
 
 def _positive_int(text: str) -> int:

@@ -24,12 +24,18 @@ def render_text(summary: GradeSummary) -> str:
                     f"  {for_log(task.key)} run {run.run_number}: errored: {_line(run.error_msg)}"
                 )
             for verdict_ in run.verdicts:
+                notes = "; ".join(verdict_.notes)
                 if verdict_.passed:
+                    if notes:  # e.g. output cut to the cap: worth a line even when it passed
+                        lines.append(
+                            f"  {for_log(task.key)} run {run.run_number} "
+                            f"{for_log(verdict_.name)}: {for_log(notes)}"
+                        )
                     continue
                 kept = "" if verdict_.regraded else " (kept)"
                 lines.append(
                     f"  {for_log(task.key)} run {run.run_number} {for_log(verdict_.name)}{kept}: "
-                    f"{_line(verdict_.feedback)}"
+                    f"{_line(verdict_.feedback)}{f' ({for_log(notes)})' if notes else ''}"
                 )
     for skipped in summary.skipped:
         lines.append(
