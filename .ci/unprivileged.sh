@@ -33,16 +33,35 @@ if [ "$(id -u)" -eq 0 ]; then
   as_user=(setpriv --reuid="$uid" --regid="$uid" --groups="$groups" --inh-caps=-all --)
 fi
 
-# A Python >= 3.11 that the user can run (a root-only install such as ~root/.pyenv cannot be).
+# The first pass's interpreter, so both passes test the same Python. When the user cannot run
+# it (an install under root's home, such as ~root/.pyenv), its installation is copied into a
+# folder of its own; only when that fails is another Python >= 3.11 on PATH taken.
 source .ci/python.sh
+runs() { "${as_user[@]}" env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$1" \
+  -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
 base=""
-for candidate in "$PYTHON" $(type -aP python3.12 python3.11 python3 | awk '!seen[$0]++'); do
-  if "${as_user[@]}" "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
-      2>/dev/null; then
-    base="$candidate"
-    break
+if runs "$PYTHON"; then
+  base="$PYTHON"
+else
+  prefix=$("$PYTHON" -c 'import sys; print(sys.base_prefix)')
+  name=$("$PYTHON" -c 'import sys, os; print(os.path.basename(sys.executable))')
+  interpreter=$(mktemp -d)
+  trap 'rm -rf "$sandbox" "$home" "$interpreter"' EXIT
+  cp -a "$prefix/." "$interpreter/"
+  chmod -R a+rX "$interpreter"
+  export LD_LIBRARY_PATH="$interpreter/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if runs "$interpreter/bin/$name"; then
+    base="$interpreter/bin/$name"
   fi
-done
+fi
+if [ -z "$base" ]; then
+  for candidate in $(type -aP python3.12 python3.11 python3 | awk '!seen[$0]++'); do
+    if runs "$candidate"; then
+      base="$candidate"
+      break
+    fi
+  done
+fi
 if [ -z "$base" ]; then
   echo "no Python >= 3.11 that uid $uid can run" >&2
   exit 1
@@ -67,5 +86,5 @@ done
 
 cd "$repo"
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
-  WAZA_CI_IMAGE="$image" TMPDIR="$home" \
+  WAZA_CI_IMAGE="$image" TMPDIR="$home" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
   .venv/bin/pytest -q -p no:cacheprovider "$@"

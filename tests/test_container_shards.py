@@ -21,9 +21,31 @@ import pytest
 import yaml
 
 from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
-from tests.test_container import DEMO, ROOT, Runner, assert_no_context_dir_left, ensure_image
+from tests.test_container import (
+    DEMO,
+    IMAGE,
+    ROOT,
+    Runner,
+    assert_no_context_dir_left,
+    _docker,
+    ensure_image,
+)
 
 pytestmark = pytest.mark.docker
+
+
+def remove_as_the_container(path: Path) -> None:
+    """Delete a file the action wrote. The container runs as root, so as an unprivileged user
+    (uid 1001, as on GitHub) the folder it created is not ours to change: remove it as root,
+    the way a runner's next job starts from a clean workspace."""
+    try:
+        path.unlink()
+    except PermissionError:
+        done = _docker(
+            "run", "--rm", "-v", f"{path.parent}:/w", "--entrypoint", "rm", IMAGE, "-f",
+            f"/w/{path.name}",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
 
 WORKFLOW = ROOT / "examples" / "workflows" / "matrix-shards.yml"
 ACTION = "your-org/waza-ci"  # the placeholder the examples use
@@ -101,7 +123,8 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
         produced = runner.workspace / substitute(upload["path"], variables)
         kept = store / substitute(upload["name"], variables) / produced.name
         kept.parent.mkdir(parents=True)
-        shutil.move(produced, kept)  # uploaded; the merge job's runner starts without it
+        shutil.copy2(produced, kept)  # uploaded; the merge job's runner starts without it
+        remove_as_the_container(produced)
         artifacts[kept.parent.name] = [kept]
 
     fetch = step(merge_job, "actions/download-artifact")["with"]
