@@ -26,8 +26,8 @@ from tests.test_container import (
     IMAGE,
     ROOT,
     Runner,
-    assert_no_context_dir_left,
     _docker,
+    assert_no_context_dir_left,
     ensure_image,
 )
 
@@ -46,6 +46,7 @@ def remove_as_the_container(path: Path) -> None:
             f"/w/{path.name}",
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
+
 
 WORKFLOW = ROOT / "examples" / "workflows" / "matrix-shards.yml"
 ACTION = "your-org/waza-ci"  # the placeholder the examples use
