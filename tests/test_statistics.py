@@ -92,9 +92,10 @@ def _direct_percentiles(values: list[float], seed: int) -> tuple[float, float]:
 @pytest.mark.parametrize(
     "values",
     [
-        [1.0] * 7 + [0.0] * 3,
-        [1.0, 0.5, 0.0, 0.75, 1.0, 0.25, 1.0, 0.5],
-        [i / 10 for i in range(25)],
+        [1.0] * 7 + [0.0] * 3,  # two values: binomial cells
+        [1.0, 0.5, 0.0, 0.75, 1.0, 0.25, 1.0, 0.5],  # few runs: every count vector listed
+        [1.0, 0.5, 0.0, 0.25] * 30,  # many runs, several values: chained binomials
+        [i / 10 for i in range(25)],  # all distinct: values drawn directly
     ],
 )
 def test_bootstrap_agrees_with_drawing_every_value_within_resampling_noise(

@@ -1,4 +1,6 @@
-"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code."""
+"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code.
+
+`waza-ci gate …` is handed to `gate_cli` (waza's gate, with waza's exit codes)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from waza_ci import __version__
+from waza_ci import __version__, gate_cli
+from waza_ci.baseline import BaselineComparison
+from waza_ci.baseline_io import compare_with_baseline, gated_exit_code, load_baseline
 from waza_ci.engine import (
     GradeReport,
     GradeRequest,
@@ -24,7 +28,11 @@ from waza_ci.files import MAX_RESULTS_BYTES, MIB
 from waza_ci.grading import Progress, cancel_on_signals, grader_environment, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log, json_for_log
-from waza_ci.report.markdown import render_markdown
+from waza_ci.report.regressions import (
+    flaky_of,
+    render_regressions_text,
+    render_summary_with_regressions,
+)
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
@@ -95,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=FailOn,
         choices=list(FailOn),
         default=FailOn.FAILURES,
-        help="'failures' (default): exit 1 when a run did not pass; 'errors': only grader "
-        "and grading-context errors fail (exit 3)",
+        help="'failures' (default): exit 1 when a task did not pass; 'errors': only grader "
+        "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
+        "regression gate against --baseline fails",
     )
     grade_cmd.add_argument(
         "--max-results-mib",
@@ -105,9 +114,30 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="refuse a results file larger than N MiB (default: %(default)s)",
     )
+    grade_cmd.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="compare with this results file (path or glob; a missing one is a warning)",
+    )
+    grade_cmd.add_argument(
+        "--min-task-pass-rate",
+        type=_rate,
+        default=1.0,
+        metavar="R",
+        help="a task passes when at least this share of its runs pass (default 1.0)",
+    )
+    gate_cli.add_gate_policy_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     _add_shard_arguments(grade_cmd)
     _add_merge_command(commands)
+    gate_cmd = commands.add_parser(
+        "gate",
+        help="waza's regression gate: compare a results file with a baseline",
+        description=gate_cli.build_gate_parser().description,
+    )
+    gate_cli.add_gate_arguments(gate_cmd)
     return parser
 
 
@@ -141,12 +171,20 @@ def _add_merge_command(commands: Any) -> None:
     merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
     merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
     merge_cmd.add_argument(
-        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
+        "--fail-on",
+        type=FailOn,
+        # No baseline here, so no regression gate: `regressions` would quietly mean `errors`.
+        choices=[FailOn.FAILURES, FailOn.ERRORS],
+        default=FailOn.FAILURES,
+        help="as for grade",
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["gate"]:  # its own parser: waza's exit 3 for usage errors
+        return gate_cli.main(arguments[1:], sys.stdout, os.environ.get("GITHUB_STEP_SUMMARY"))
+    args = build_parser().parse_args(arguments)
     try:
         if args.command == "merge":
             return _merge(args)
@@ -173,6 +211,12 @@ def _grade(args: argparse.Namespace) -> int:
         shard_weights=args.shard_weights,
         max_results_bytes=args.max_results_mib * MIB,
     )
+    options = gate_cli.gate_options(args)
+    if args.shard and args.baseline:
+        raise InputError("--baseline compares a whole grading; it cannot be used with --shard")
+    baseline_files, note = load_baseline(args.baseline)
+    if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
+        note = "no --baseline given: nothing to compare with (gate: no-baseline)"
     prepared = prepare_grading(request)
     # Refuse an unusable --output/--summary before any grader runs: a usage error writes
     # nothing and grades nothing.
@@ -182,7 +226,11 @@ def _grade(args: argparse.Namespace) -> int:
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
     )
-    return _finish(args, plan, run_grading(prepared))
+    report = run_grading(prepared, min_task_pass_rate=args.min_task_pass_rate)
+    comparison = compare_with_baseline(
+        report.summary, prepared.results_files, baseline_files, task=args.task, options=options
+    )
+    return _finish(args, plan, report, comparison, note)
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -191,25 +239,40 @@ def _merge(args: argparse.Namespace) -> int:
     return _finish(args, plan_outputs(args.output, args.summary, names, partials), report)
 
 
-def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> int:
+def _finish(
+    args: argparse.Namespace,
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None = None,
+    note: str | None = None,
+) -> int:
     stop_if_cancelled()  # a signal during loading, or after the last grader: write nothing
-    for warning in report.warnings:
+    for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
-    _write_outputs(plan, report)
+    _write_outputs(plan, report, comparison, note)
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
-    return report.summary.exit_code(args.fail_on)
+    flaky = flaky_of(report.summary.tasks)
+    sys.stderr.write(render_regressions_text(comparison, flaky, baseline_note=note))
+    return gated_exit_code(report.summary, args.fail_on, comparison)
 
 
-def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
+def _write_outputs(
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None,
+    note: str | None,
+) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
         for r in report.regraded
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_markdown(report.summary)
+        contents[plan.summary] = render_summary_with_regressions(
+            report.summary, comparison, baseline_note=note
+        )
     write_text_files(contents)
 
 
@@ -221,6 +284,16 @@ def _stderr_progress() -> Progress:
             print(f"waza-ci: {for_log(line)}", file=sys.stderr, flush=True)
 
     return progress
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses NaN
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
 
 
 def _shard(text: str) -> Shard:

@@ -21,10 +21,21 @@ STATUS_ERROR = "error"
 
 
 class FailOn(StrEnum):
-    """What fails the verdict: any failing run, or only grader and context errors."""
+    """What fails the verdict: any failing task, only grader and context errors, or (with a
+    baseline) only what the regression gate counts (`waza_ci.baseline`)."""
 
     FAILURES = "failures"
     ERRORS = "errors"
+    REGRESSIONS = "regressions"
+
+
+_RATE_SLACK = 1e-9  # 2 of 3 runs meets a threshold written as 0.6666666667
+
+
+def meets_pass_rate(passed: int, total: int, min_rate: float) -> bool:
+    """A task's verdict: at least `min_rate` of its runs passed. No run at all passes, as in
+    waza (nothing failed)."""
+    return total == 0 or passed >= min_rate * total - _RATE_SLACK
 
 
 def effective_weight(weight: float) -> float:
@@ -109,6 +120,14 @@ class TaskGrade:
         return all(run.status == STATUS_PASSED for run in self.runs)
 
     @property
+    def runs_passed(self) -> int:
+        return sum(1 for run in self.runs if run.status == STATUS_PASSED)
+
+    def meets(self, min_rate: float) -> bool:
+        """Passed under `--min-task-pass-rate` (1.0 is `passed`: every run)."""
+        return meets_pass_rate(self.runs_passed, len(self.runs), min_rate)
+
+    @property
     def status(self) -> str:
         return STATUS_PASSED if self.passed else STATUS_FAILED
 
@@ -142,6 +161,8 @@ class GradeSummary:
     results_names: tuple[str, ...]
     tasks: tuple[TaskGrade, ...]
     skipped: tuple[SkippedTask, ...] = ()
+    min_task_pass_rate: float = 1.0
+    """A task passes when at least this share of its runs pass; 1.0 (every run) is waza's."""
 
     @property
     def overall_score(self) -> float:
@@ -151,7 +172,7 @@ class GradeSummary:
 
     @property
     def passed(self) -> bool:
-        return all(task.passed for task in self.tasks)
+        return all(task.meets(self.min_task_pass_rate) for task in self.tasks)
 
     @property
     def runs(self) -> tuple[RunGrade, ...]:
@@ -179,7 +200,9 @@ class GradeSummary:
         return sum(1 for run in self.runs for verdict in run.verdicts if verdict.error)
 
     def exit_code(self, fail_on: FailOn = FailOn.FAILURES) -> int:
-        """0 passed, 1 a run did not pass, 3 a grader or context error (3 wins over 1)."""
+        """0 passed, 1 a task did not pass, 3 a grader or context error (3 wins over 1).
+
+        With `regressions` only errors count here; the shells add the gate's verdict."""
         if self.grader_errors:
             return EXIT_GRADER_ERROR
         if not self.passed and fail_on is FailOn.FAILURES:
