@@ -37,8 +37,7 @@ fi
 # it (an install under root's home, such as ~root/.pyenv), its installation is copied into a
 # folder of its own; only when that fails is another Python >= 3.11 on PATH taken.
 source .ci/python.sh
-runs() { "${as_user[@]}" env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$1" \
-  -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
+runs() { "${as_user[@]}" "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
 base=""
 if runs "$PYTHON"; then
   base="$PYTHON"
@@ -49,7 +48,16 @@ else
   trap 'rm -rf "$sandbox" "$home" "$interpreter"' EXIT
   cp -a "$prefix/." "$interpreter/"
   chmod -R a+rX "$interpreter"
-  export LD_LIBRARY_PATH="$interpreter/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # A shared-library build finds libpython through an absolute RUNPATH into the old prefix:
+  # point it at the copy's own lib folder ($ORIGIN/../lib, a shorter string, NUL-padded).
+  "$PYTHON" - "$interpreter/bin/$name" "$prefix/lib" <<'PY'
+import sys
+binary, old = sys.argv[1], sys.argv[2].encode() + b"\0"
+data = open(binary, "rb").read()
+if data.count(old) == 1:
+    new = b"$ORIGIN/../lib"
+    open(binary, "wb").write(data.replace(old, new + b"\0" * (len(old) - len(new))))
+PY
   if runs "$interpreter/bin/$name"; then
     base="$interpreter/bin/$name"
   fi
@@ -86,5 +94,5 @@ done
 
 cd "$repo"
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
-  WAZA_CI_IMAGE="$image" TMPDIR="$home" LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+  WAZA_CI_IMAGE="$image" TMPDIR="$home" \
   .venv/bin/pytest -q -p no:cacheprovider "$@"
