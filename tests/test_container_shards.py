@@ -10,6 +10,7 @@ of the same action posts.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import re
 import shutil
@@ -35,15 +36,18 @@ pytestmark = pytest.mark.docker
 
 
 def remove_as_the_container(path: Path) -> None:
-    """Delete a file the action wrote. The container runs as root, so as an unprivileged user
-    (uid 1001, as on GitHub) the folder it created is not ours to change: remove it as root,
-    the way a runner's next job starts from a clean workspace."""
+    """Delete a file the action wrote, and its folder once empty, as the next job's fresh
+    workspace would not have them. The container runs as root, so as an unprivileged user
+    (uid 1001, as on GitHub) that folder is not ours to change: then remove them as root."""
     try:
         path.unlink()
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
     except PermissionError:
+        folder = path.parent.name
         done = _docker(
-            "run", "--rm", "-v", f"{path.parent}:/w", "--entrypoint", "rm", IMAGE, "-f",
-            f"/w/{path.name}",
+            "run", "--rm", "-v", f"{path.parent.parent}:/w", "--entrypoint", "sh", IMAGE, "-c",
+            f'rm -f "/w/{folder}/{path.name}" && (rmdir "/w/{folder}" 2>/dev/null || true)',
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
 
