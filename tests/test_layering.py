@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "scoring": {"errors", "statistics"},
     "grading": {"errors", "spec", "results", "context", "privatedir", "program", "scoring"},
     "shard": {"errors", "spec", "results", "grading", "scoring"},
-    "merge": {"errors", "results", "scoring", "shard", "spec"},
+    "merge": {"errors", "grading", "results", "scoring", "shard", "spec"},
     "engine": {
         "errors",
         "files",

@@ -67,7 +67,7 @@ from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
-from waza_ci.report.markdown import check_title
+from waza_ci.report.markdown import JOB_SUMMARY_LIMIT, check_title
 from waza_ci.report.regressions import (
     flaky_of,
     render_check_summary_with_regressions,
@@ -77,7 +77,7 @@ from waza_ci.report.regressions import (
 from waza_ci.report.text import render_text
 from waza_ci.results import ResultsFile, dump_results
 from waza_ci.scoring import FailOn, GradeSummary
-from waza_ci.shard import Shard, parse_shard
+from waza_ci.shard import Shard, parse_shard, shard_note
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -148,6 +148,8 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
     if get("shard") and get("baseline"):
         raise InputError("input `baseline` compares a whole grading: give it to the merge job")
+    if get("shard") and not get("output"):
+        raise InputError("input `shard` needs `output`: the partial results file the merge reads")
     weights = tuple(
         Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
     )
@@ -228,7 +230,13 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         commands.warning(baseline_note)
     with commands.stop_commands():
         stdout.write(render_regressions_text(comparison, flaky, baseline_note=baseline_note))
-    markdown = render_summary_with_regressions(summary, comparison, baseline_note=baseline_note)
+    note = shard_note(settings.shard)
+    markdown = note + render_summary_with_regressions(
+        summary,
+        comparison,
+        baseline_note=baseline_note,
+        limit_bytes=JOB_SUMMARY_LIMIT - len(note.encode()),
+    )
     if settings.job_summary and runner.summary_path:
         try:
             append_summary(runner.summary_path, markdown)

@@ -36,7 +36,7 @@ from waza_ci.report.regressions import (
 from waza_ci.report.text import render_text
 from waza_ci.results import dump_json, dump_results
 from waza_ci.scoring import FailOn
-from waza_ci.shard import Shard, parse_shard
+from waza_ci.shard import Shard, parse_shard, shard_note
 
 
 class _Parser(argparse.ArgumentParser):
@@ -196,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    if args.shard is not None and args.output is None:
+        raise InputError("--shard needs --output: the partial results file `merge` reads")
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
         eval_path=args.eval_yaml,
@@ -249,7 +251,7 @@ def _finish(
     stop_if_cancelled()  # a signal during loading, or after the last grader: write nothing
     for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
-    _write_outputs(plan, report, comparison, note)
+    _write_outputs(plan, report, comparison, note, shard_note(getattr(args, "shard", None)))
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
@@ -263,6 +265,7 @@ def _write_outputs(
     report: GradeReport,
     comparison: BaselineComparison | None,
     note: str | None,
+    shard_heading: str,
 ) -> None:
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
@@ -270,7 +273,7 @@ def _write_outputs(
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_summary_with_regressions(
+        contents[plan.summary] = shard_heading + render_summary_with_regressions(
             report.summary, comparison, baseline_note=note
         )
     write_text_files(contents)

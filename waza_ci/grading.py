@@ -286,8 +286,18 @@ def _raw_verdict(
     }
 
 
-def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
-    # Keyed by its validations key, as waza's aggregation is, whatever `identifier` says.
+def saved_verdict(
+    name: str,
+    saved: SavedVerdict,
+    *,
+    regraded: bool = False,
+    error: str | None = None,
+    notes: tuple[str, ...] = (),
+) -> Verdict:
+    """The report's view of a verdict read from a results file (a kept one, or, in a merge,
+    one a shard produced).
+
+    Keyed by its validations key, as waza's aggregation is, whatever `identifier` says."""
     return Verdict(
         name=name,
         kind=saved.type,
@@ -295,7 +305,9 @@ def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
         weight=saved.weight,
         passed=saved.passed,
         feedback=saved.feedback,
-        regraded=False,
+        regraded=regraded,
+        error=error,
+        notes=notes,
     )
 
 
@@ -329,14 +341,7 @@ def merge_run(
 ) -> MergedRun:
     """Saved verdicts of other kinds are kept; program verdicts come from this grading."""
     if run.errored:
-        grade = RunGrade(
-            run_number=run.run_number,
-            status=STATUS_ERROR,
-            verdicts=(),
-            duration_ms=run.duration_ms,
-            error_msg=run.error_msg or "run status was error",
-        )
-        return MergedRun(grade, {})
+        return MergedRun(errored_run_grade(run), {})
     program_names = {grader.name for grader in task.program_graders}
     saved_raw = raw_run.get("validations") or {}
     raw: dict[str, Any] = {}
@@ -347,7 +352,7 @@ def merge_run(
         if saved.type == PROGRAM_KIND:
             continue  # its grader left the spec: a stale program verdict is dropped
         raw[name] = saved_raw[name]  # kept byte for byte, unknown fields included
-        verdicts[name] = _kept_verdict(name, saved)
+        verdicts[name] = saved_verdict(name, saved)
     for result in new:
         raw[result.execution.grader.name] = result.raw_verdict
         verdicts[result.execution.grader.name] = result.verdict
@@ -359,6 +364,17 @@ def merge_run(
         duration_ms=run.duration_ms,
     )
     return MergedRun(grade, {name: raw[name] for name in sorted(raw)})
+
+
+def errored_run_grade(run: SavedRun) -> RunGrade:
+    """A run that errored in its original execution: reported, never graded (waza's rule)."""
+    return RunGrade(
+        run_number=run.run_number,
+        status=STATUS_ERROR,
+        verdicts=(),
+        duration_ms=run.duration_ms,
+        error_msg=run.error_msg or "run status was error",
+    )
 
 
 def grader_refs(task: TaskSpec) -> dict[str, GraderRef]:

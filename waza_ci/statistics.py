@@ -177,7 +177,7 @@ def _spread_binomial(
     first = max(0, math.floor(trials * share - spread))
     last = min(trials, math.ceil(trials * share + spread))
     if resamples <= last - first:
-        yield from Counter(rng.binomialvariate(trials, share) for _ in range(resamples)).items()
+        yield from Counter(_binomial(rng, trials, share) for _ in range(resamples)).items()
         return
     left = resamples
     mass_left = 1.0
@@ -187,7 +187,7 @@ def _spread_binomial(
         mass = _binomial_pmf(trials, k, share)
         if mass * left < _NEGLIGIBLE and k != last:
             continue  # no resample lands here (p < 1e-12): no draw spent on it
-        hits = left if k == last else rng.binomialvariate(left, min(1.0, mass / mass_left))
+        hits = left if k == last else _binomial(rng, left, min(1.0, mass / mass_left))
         if hits:
             yield k, hits
         left -= hits
@@ -195,6 +195,48 @@ def _spread_binomial(
 
 
 _NEGLIGIBLE = 1e-12
+
+
+def _binomial(rng: random.Random, trials: int, share: float) -> int:
+    """One draw of Binomial(trials, share): `random.binomialvariate` where Python has it (3.12+),
+    else an exact inverse-transform draw (Python 3.11; the intervals are then as valid but the
+    digits differ from a 3.12 run's)."""
+    if share <= 0:
+        return 0
+    if share >= 1:
+        return trials
+    native = getattr(rng, "binomialvariate", None)
+    if native is not None:
+        return int(native(trials, share))
+    return binomial_by_inversion(rng, trials, share)
+
+
+def binomial_by_inversion(rng: random.Random, trials: int, share: float) -> int:
+    """Binomial(trials, share) from one uniform draw, walking outward from the mode.
+
+    Any fixed order of the outcomes gives an exact draw; starting at the mode and alternating
+    down and up visits the likely outcomes first, so a draw costs about one standard deviation
+    of steps, and no probability underflows on the way (the mode's is the largest)."""
+    mode = min(trials, math.floor((trials + 1) * share))
+    odds = share / (1 - share)
+    left = rng.random()
+    low = high = mode
+    p_low = p_high = _binomial_pmf(trials, mode, share)
+    left -= p_low
+    while left >= 0 and (low > 0 or high < trials):
+        if low > 0:  # P(k-1) = P(k) * k / (n-k+1) / odds
+            p_low *= low / (trials - low + 1) / odds
+            low -= 1
+            left -= p_low
+            if left < 0:
+                return low
+        if high < trials:  # P(k+1) = P(k) * (n-k) / (k+1) * odds
+            p_high *= (trials - high) / (high + 1) * odds
+            high += 1
+            left -= p_high
+            if left < 0:
+                return high
+    return mode  # only rounding can leave a sliver of [0, 1) unassigned
 
 
 def _binomial_pmf(n: int, k: int, p: float) -> float:
