@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
+import signal
 import subprocess
 import sys
 import textwrap
@@ -17,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo"
-SAMPLES = ROOT.parent / "shared" / "waza-samples"
+SAMPLES = ROOT / "tests" / "data" / "waza-samples"  # provenance: tests/data/waza-samples.README.md
 # The test interpreter's folder first: graders run `python3`, and a version manager's shim
 # on PATH (pyenv) would add a fraction of a second to every grader start.
 FAST_PATH = os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))
@@ -157,7 +159,10 @@ def run_cli_process(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     timeout: float = 120,
+    max_file_bytes: int | None = None,
 ) -> CliResult:
+    """`waza-ci ARGS` as a real process; `max_file_bytes` sets RLIMIT_FSIZE in it (a full disk:
+    writes past the size fail with EFBIG instead of killing the process)."""
     full_env = {**os.environ, "PATH": FAST_PATH, **(env or {})}
     full_env["PYTHONPATH"] = str(ROOT)
     done = subprocess.run(
@@ -168,8 +173,20 @@ def run_cli_process(
         text=True,
         timeout=timeout,
         check=False,
+        preexec_fn=None if max_file_bytes is None else limit_file_size(max_file_bytes),
     )
     return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+def limit_file_size(max_bytes: int) -> Callable[[], None]:
+    """A preexec_fn: no file may grow past `max_bytes`, and SIGXFSZ is ignored so the write
+    fails with EFBIG ("File too large") as on a full disk, instead of killing the process."""
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    return apply
 
 
 @pytest.fixture

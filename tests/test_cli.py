@@ -394,14 +394,40 @@ def test_tampering_with_the_context_fails_with_exit_3(
     assert outcome["passed"] is False
 
 
-def _chattr(flag: str, path: Path) -> None:
-    subprocess.run(["chattr", flag, str(path)], check=True)
+# Locking a folder against changes: as an unprivileged user (GitHub's runners use uid 1001)
+# taking away write permission is enough; root ignores permissions, so there the folder is
+# made immutable with chattr (needs the tool and CAP_LINUX_IMMUTABLE).
+LOCK_SOURCE = """
+import os, subprocess
+
+def lock(path):
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", path], check=True)
+    else:
+        os.chmod(path, 0o555)
+"""
 
 
-needs_chattr = pytest.mark.skipif(shutil.which("chattr") is None, reason="needs chattr")
+def _lock(path: Path) -> None:
+    namespace: dict[str, Any] = {}
+    exec(LOCK_SOURCE, namespace)  # the same code the grader below runs
+    namespace["lock"](str(path))
 
 
-@needs_chattr
+def _unlock(path: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(path)], check=False)
+    else:
+        path.chmod(0o755)
+
+
+needs_a_lock = pytest.mark.skipif(
+    os.geteuid() == 0 and shutil.which("chattr") is None,
+    reason="as root a folder can only be locked with chattr, which is not installed",
+)
+
+
+@needs_a_lock
 def test_context_write_failure_names_the_path(
     project: Project, grade_project: Any, tmp_path: Path
 ) -> None:
@@ -410,25 +436,27 @@ def test_context_write_failure_names_the_path(
     project.write_eval(script_grader(project, "never_runs", "open('ran', 'w')\n"))
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run()]}))
-    _chattr("+i", temp)
+    _lock(temp)
     try:
         result = grade_project(env={"TMPDIR": str(temp)})
     finally:
-        _chattr("-i", temp)
+        _unlock(temp)
     assert result.code == 3, result.stderr
     assert str(temp) in result.stderr
     assert not (project.root / "ran").exists(), "the grader must not run without its context"
 
 
-@needs_chattr
+@needs_a_lock
 def test_context_removal_failure_names_the_path(
     project: Project, grade_project: Any, tmp_path: Path
 ) -> None:
     temp = tmp_path / "tmp"
     temp.mkdir()
-    source = (
-        "import os, subprocess\nd = os.path.dirname(os.environ['WAZA_GRADING_CONTEXT'])\n"
-        "subprocess.run(['chattr', '+i', d], check=True)\n"
+    # Root makes the context folder immutable; anyone else takes write permission away from
+    # the folder that holds it. Either way the folder cannot be removed.
+    source = LOCK_SOURCE + (
+        "d = os.path.dirname(os.environ['WAZA_GRADING_CONTEXT'])\n"
+        "lock(d if os.geteuid() == 0 else os.path.dirname(d))\n"
     )
     project.write_eval(script_grader(project, "lock", source))
     project.write_task("t1")
@@ -436,8 +464,9 @@ def test_context_removal_failure_names_the_path(
     try:
         result = grade_project(env={"TMPDIR": str(temp)})
     finally:
+        _unlock(temp)
         for leftover in temp.iterdir():
-            _chattr("-i", leftover)
+            _unlock(leftover)
     assert result.code == 3, result.stderr
     (left,) = list(temp.iterdir())
     assert str(left) in result.stderr

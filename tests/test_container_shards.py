@@ -10,6 +10,7 @@ of the same action posts.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import re
 import shutil
@@ -22,9 +23,35 @@ import yaml
 
 from tests.conftest import without_times
 from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
-from tests.test_container import DEMO, ROOT, Runner, assert_no_context_dir_left, ensure_image
+from tests.test_container import (
+    DEMO,
+    IMAGE,
+    ROOT,
+    Runner,
+    _docker,
+    assert_no_context_dir_left,
+    ensure_image,
+)
 
 pytestmark = pytest.mark.docker
+
+
+def remove_as_the_container(path: Path) -> None:
+    """Delete a file the action wrote, and its folder once empty, as the next job's fresh
+    workspace would not have them. The container runs as root, so as an unprivileged user
+    (uid 1001, as on GitHub) that folder is not ours to change: then remove them as root."""
+    try:
+        path.unlink()
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
+    except PermissionError:
+        folder = path.parent.name
+        done = _docker(
+            "run", "--rm", "-v", f"{path.parent.parent}:/w", "--entrypoint", "sh", IMAGE, "-c",
+            f'rm -f "/w/{folder}/{path.name}" && (rmdir "/w/{folder}" 2>/dev/null || true)',
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
 
 WORKFLOW = ROOT / "examples" / "workflows" / "matrix-shards.yml"
 ACTION = "your-org/waza-ci"  # the placeholder the examples use
@@ -102,7 +129,8 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
         produced = runner.workspace / substitute(upload["path"], variables)
         kept = store / substitute(upload["name"], variables) / produced.name
         kept.parent.mkdir(parents=True)
-        shutil.move(produced, kept)  # uploaded; the merge job's runner starts without it
+        shutil.copy2(produced, kept)  # uploaded; the merge job's runner starts without it
+        remove_as_the_container(produced)
         artifacts[kept.parent.name] = [kept]
 
     fetch = step(merge_job, "actions/download-artifact")["with"]

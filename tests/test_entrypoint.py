@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DEMO, FAST_PATH, ROOT, Project, make_results, make_run
+from tests.conftest import (
+    DEMO,
+    FAST_PATH,
+    ROOT,
+    Project,
+    limit_file_size,
+    make_results,
+    make_run,
+)
 from tests.fake_github import FakeGitHub, Fault, SilentServer, assert_bodies_match_openapi
 from tests.runner_files import parse_command, parse_github_output
 
@@ -65,7 +73,12 @@ class Runner:
         self.event_path.write_text(json.dumps(payload))
         return {"GITHUB_EVENT_NAME": name}
 
-    def run(self, inputs: Mapping[str, str], env: Mapping[str, str] | None = None) -> ActionRun:
+    def run(
+        self,
+        inputs: Mapping[str, str],
+        env: Mapping[str, str] | None = None,
+        max_file_bytes: int | None = None,
+    ) -> ActionRun:
         defaults = {
             "workspace": ".",
             "working-directory": ".",
@@ -112,6 +125,7 @@ class Runner:
             text=True,
             timeout=180,
             check=False,
+            preexec_fn=None if max_file_bytes is None else limit_file_size(max_file_bytes),
         )
         return ActionRun(
             done.returncode,

@@ -138,4 +138,4 @@ def test_the_action_writes_only_its_own_workflow_commands(
             assert line == f"::add-mask::{TOKEN}"
     for char in RAW_UNSAFE:
         assert char not in result.stdout + result.stderr, repr(char)
-    assert not result.outputs.keys() - set(OUTPUTS)
+    assert not result.outputs.keys() - set(OUTPUTS), "no output forged by a payload"

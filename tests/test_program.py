@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import os
 import resource
+import shutil
 import signal
 import sys
 import textwrap
@@ -28,7 +29,19 @@ from waza_ci.program import (
     run_program,
 )
 
-SYSTEM_PATH = "/usr/bin:/bin"
+
+def _tool_path(*tools: str) -> str:
+    """A PATH holding the folders of the tools the tests run by name, as found on this machine
+    (never a fixed layout such as /usr/bin:/bin)."""
+    folders = []
+    for tool in tools:
+        found = shutil.which(tool)
+        assert found is not None, f"the tests need `{tool}` on PATH"
+        folders.append(str(Path(found).parent))
+    return os.pathsep.join(dict.fromkeys(folders))
+
+
+SYSTEM_PATH = _tool_path("cat", "env", "true", "sh", "sleep", "printf")
 MIB = 1024 * 1024
 
 

@@ -36,6 +36,7 @@ from waza_ci.engine import (
     run_grading,
 )
 from waza_ci.errors import InputError, WazaCiError
+from waza_ci.files import MAX_RESULTS_BYTES, MIB
 from waza_ci.gate_step import (
     GATE_INPUT_DEFAULTS,
     GateSettings,
@@ -62,7 +63,7 @@ from waza_ci.github.runner import (
     resolve_head_sha,
     write_outputs,
 )
-from waza_ci.grading import cancel_on_signals, grader_environment
+from waza_ci.grading import cancel_on_signals, grader_environment, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report._text import for_log
@@ -103,6 +104,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "shard": "",
     "shard-weights": "",
     "api-timeout": "60",
+    "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
     **GATE_INPUT_DEFAULTS,
 }
 MODES = ("grade", "merge")
@@ -129,6 +131,7 @@ class ActionSettings:
     job_summary: bool
     commit: str | None
     api_timeout_s: float = 60.0
+    max_results_bytes: int = MAX_RESULTS_BYTES
     gate: GateSettings = field(default_factory=GateSettings)
     token: str | None = field(default=None, repr=False)
     report: ListMode = "failures"
@@ -173,6 +176,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         job_summary=boolean_input("job-summary", get("job-summary")),
         commit=get("commit") or None,
         api_timeout_s=_seconds("api-timeout", get("api-timeout")),
+        max_results_bytes=_mebibytes("max-results-mib", get("max-results-mib")),
         gate=load_gate_settings(get),
         token=input_value(env, "github-token"),
         report=_report_mode(get("report")),
@@ -196,6 +200,12 @@ def _jobs(value: str) -> int | None:
     if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits only
         raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
     return int(value)
+
+
+def _mebibytes(name: str, value: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,7}", value) or int(value) < 1:  # ASCII digits only
+        raise InputError(f"input `{name}` must be a whole number of MiB, at least 1, not {value!r}")
+    return int(value) * MIB
 
 
 def _seconds(name: str, value: str) -> float:
@@ -325,6 +335,7 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
         progress=progress,
         shard=settings.shard,
         shard_weights=settings.shard_weights,
+        max_results_bytes=settings.max_results_bytes,
     )
 
 
@@ -362,6 +373,7 @@ def _report(
             repo_root=repo_root,
             min_task_pass_rate=settings.gate.min_task_pass_rate,
         )
+        stop_if_cancelled()  # a signal after the last grader: still nothing written
     return report, plan, prepared.results_files
 
 
@@ -428,7 +440,7 @@ def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: st
         return
     commands.error(
         err.message,
-        file=repo_relative_path(location.file, repo_root),
+        file=repo_relative_path(location.file, repo_root) or None,
         line=location.line,
         title="waza-ci",
     )
@@ -539,8 +551,12 @@ def _log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotatio
         else (annotations[: LOG_ANNOTATION_CAP - 1])
     )
     for annotation in shown:
+        placed = bool(annotation.path)  # "" when the file is outside the repository
         commands.error(
-            annotation.message, file=annotation.path, line=annotation.line, title=annotation.title
+            annotation.message,
+            file=annotation.path if placed else None,
+            line=annotation.line if placed else None,
+            title=annotation.title,
         )
     hidden = len(annotations) - len(shown)
     if hidden:

@@ -25,8 +25,9 @@ from waza_ci.engine import (
     run_grading,
 )
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError, WazaCiError
+from waza_ci.files import MAX_RESULTS_BYTES, MIB
 from waza_ci.gate import GateOptions
-from waza_ci.grading import Progress, cancel_on_signals, grader_environment
+from waza_ci.grading import Progress, cancel_on_signals, grader_environment, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
 from waza_ci.report._text import for_log, json_for_log
 from waza_ci.report.model import Report, SourceLinks, build_report, report_json_text
@@ -109,6 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="'failures' (default): exit 1 when a task did not pass; 'errors': only grader "
         "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
         "regression gate against --baseline fails",
+    )
+    grade_cmd.add_argument(
+        "--max-results-mib",
+        type=_positive_int,
+        default=MAX_RESULTS_BYTES // MIB,
+        metavar="N",
+        help="refuse a results file larger than N MiB (default: %(default)s)",
     )
     _add_baseline_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
@@ -223,6 +231,7 @@ def _grade(args: argparse.Namespace) -> int:
         progress=_stderr_progress() if args.verbose else None,
         shard=args.shard,
         shard_weights=args.shard_weights,
+        max_results_bytes=args.max_results_mib * MIB,
     )
     if args.shard and args.baseline:
         raise InputError("--baseline compares a whole grading; give it to `merge`, not --shard")
@@ -276,6 +285,7 @@ def _finish(
     comparison: BaselineComparison | None = None,
     note: str | None = None,
 ) -> int:
+    stop_if_cancelled()  # a signal during loading, or after the last grader: write nothing
     for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
     model = build_report(report.summary, repo_root=os.getcwd(), links=_source_links(os.environ))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError
+from waza_ci.files import MAX_RESULTS_BYTES, identity
 from waza_ci.grading import (
     ExecutionResult,
     GradingPlan,
@@ -71,6 +72,8 @@ class GradeRequest:
     shard: Shard | None = None
     """Grade only this shard's tasks and write partial results files (see shard.py)."""
     shard_weights: Sequence[Path] = ()
+    max_results_bytes: int = MAX_RESULTS_BYTES
+    """Refuse a results file larger than this (`--max-results-mib`)."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
     workspace = _existing_dir(request.workspace, "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
     spec = load_eval(request.eval_path, working_directory=working_directory)
-    results_files = tuple(load_results_files(request.results))
+    results_files = tuple(load_results_files(request.results, request.max_results_bytes))
     plan = plan_grading(spec, results_files, request.task)
     shard = _select_shard(request, spec, results_files, plan)
     plan = shard.plan if shard is not None else plan
@@ -229,7 +232,9 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
+def load_results_files(
+    patterns: Sequence[str], max_bytes: int = MAX_RESULTS_BYTES
+) -> list[ResultsFile]:
     """Expand paths and globs (recursive `**`), in order, each file once."""
     if not patterns:
         raise InputError("no results files given (--results)")
@@ -243,9 +248,9 @@ def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
             paths.extend(files)
         else:
             paths.append(Path(pattern))
-    unique = list({path.resolve(): path for path in reversed(paths)}.values())[::-1]
+    unique = list({identity(path): path for path in reversed(paths)}.values())[::-1]
     return [
-        load_results(path, name)
+        load_results(path, name, max_bytes=max_bytes)
         for path, name in zip(unique, name_results_files(unique), strict=True)
     ]
 

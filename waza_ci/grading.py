@@ -45,7 +45,10 @@ from waza_ci.scoring import (
 )
 from waza_ci.spec import PROGRAM_KIND, EvalSpec, GraderSpec, TaskSpec
 
-__all__ = ["cancel_on_signals"]  # the shells wrap grading in it; see program.py
+__all__ = [
+    "cancel_on_signals",
+    "stop_if_cancelled",
+]  # the shells wrap grading in it; see program.py
 
 WORKSPACE_ENV = "WAZA_WORKSPACE_DIR"
 CONTEXT_ENV = "WAZA_GRADING_CONTEXT"
@@ -175,9 +178,15 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
     finally:
         # Every grader has been reaped; whatever still runs escaped its process group.
         kill_orphans(spare=before)
+    stop_if_cancelled()
+    return results
+
+
+def stop_if_cancelled() -> None:
+    """Raise Interrupted when SIGINT/SIGTERM cancelled grading; the shells call it again just
+    before writing, so a signal that came after the last grader still writes nothing."""
     if cancelled():
         raise Interrupted(cancellation_signal())
-    return results
 
 
 class _ContextCache:

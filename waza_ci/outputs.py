@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waza_ci.errors import InputError, OutputError
+from waza_ci.files import check_output_target
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ def plan_outputs(
             )
         else:
             targets = {name: output / name for name in result_names}
+            for target in targets.values():
+                check_output_target(target, "--output")
     _refuse_clashes(targets, summary, inputs)
     _refuse_clashes(targets, report_json, inputs, option="--report-json")
     if (
@@ -68,6 +71,7 @@ def plan_outputs(
 def _check_writable_place(option: str, path: Path | None) -> None:
     if path is None:
         return
+    check_output_target(path, option)
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
@@ -96,24 +100,49 @@ def _refuse_clashes(
 
 
 def write_text_files(contents: Mapping[Path, str]) -> None:
-    """Write every file to a temporary sibling first, then rename them all into place."""
+    """Write every file to a temporary sibling first, fsync it, then rename them all into place.
+
+    All files are staged before the first rename, so a failure (disk full, read-only folder)
+    leaves every existing target as it was and no temporary file behind. The error names the
+    target, not the temporary file, and the operating system's reason.
+    """
     staged: list[tuple[str, Path]] = []
+    target: Path | None = None
     try:
         for target, text in contents.items():
+            data = text.encode("utf-8")  # before any file exists: an encoding error leaves none
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
             staged.append((temp, target))
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())  # the rename must never expose an empty file
             os.chmod(temp, 0o644)  # mkstemp makes 0600; results files are shared artifacts
         for temp, target in staged:
             os.replace(temp, target)
+            _sync_folder(target.parent)
     except OSError as err:
         _discard(staged)
-        raise OutputError(f"cannot write {err.filename or 'output'}: {err.strerror}") from None
+        where = str(target) if target is not None else "output"
+        raise OutputError(f"cannot write {where!r}: {err.strerror or err}") from None
     except BaseException:
         _discard(staged)  # whatever went wrong, no temporary file is left behind
         raise
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename durable; best effort, since not every file system can sync a folder."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def _discard(staged: Sequence[tuple[str, Path]]) -> None:

@@ -147,6 +147,9 @@ def _fill_directory(
 ) -> tuple[FileIdentity, FileIdentity, tuple[int, int]]:
     """Set the directory's mode, write context.json exclusively; return both identities and
     the two open descriptors that keep them pinned."""
+    # Under a umask such as 0o777 mkdir gave mode 000, which only root could open: set the
+    # mode first. The name is fresh and unpredictable, and open() below refuses a symlink.
+    os.chmod(name, _DIRECTORY_MODE, dir_fd=parent_fd)
     directory_fd = os.open(name, _OPEN_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
     try:
         # mkdir and open apply the umask; the contract wants the exact modes regardless.

@@ -19,7 +19,7 @@ import stat
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +36,7 @@ _POLL_S = 0.05  # how often to look for the leader's exit where pidfds are unava
 _MAX_WAIT_S = 60.0  # selectors reject an infinite timeout; waking once a minute costs nothing
 _READ_CHUNK = 64 * 1024
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
 _ORPHAN_ROUNDS = 10
 _WRITE_CHUNK = 64 * 1024
 
@@ -176,6 +177,38 @@ def cancel_on_signals(signums: Sequence[int] = (signal.SIGTERM, signal.SIGINT)) 
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return None
+    return prctl
+
+
+# Looked up once, here: the child after fork should do as little as possible.
+_PRCTL = _load_prctl()
+
+
+def _die_with_parent(parent_pid: int) -> Callable[[], None] | None:
+    """A preexec_fn that makes the kernel SIGKILL the grader when waza-ci dies, even by SIGKILL
+    (the OOM killer, a cancelled `run:` step), so no grader outlives it. Linux only.
+
+    The signal is tied to the thread that started the child; each grader is started and
+    waited for by the same thread, which lives until the grader has ended. If waza-ci died
+    between fork and prctl, the child sees a new parent and kills itself.
+    """
+    prctl = _PRCTL
+    if prctl is None:
+        return None
+
+    def in_child() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent_pid:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return in_child
 
 
 def enable_orphan_adoption() -> bool:
@@ -465,6 +498,7 @@ def _start(
             env=dict(env),
             cwd=cwd or None,
             start_new_session=True,  # its own process group, so the whole group can be killed
+            preexec_fn=_die_with_parent(os.getpid()),  # noqa: PLW1509 - a single prctl call
             bufsize=0,
         )
     except OSError as error:

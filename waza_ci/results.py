@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, ValidationError
 
 from waza_ci.errors import InputError, Location
+from waza_ci.files import MAX_RESULTS_BYTES, RESULTS_LIMIT_HINT, read_regular_text
 from waza_ci.results_schema import GraderResults, OutcomeFields, RunFields, TaskFields
 from waza_ci.schema_version import schema_version_problem
 
@@ -81,10 +82,14 @@ class ResultsFile:
         return {task.test_id: (index, task) for index, task in enumerate(self.model.tasks)}
 
 
-def load_results(path: Path, name: str | None = None) -> ResultsFile:
+def load_results(
+    path: Path, name: str | None = None, *, max_bytes: int = MAX_RESULTS_BYTES
+) -> ResultsFile:
     """Read and validate one results file; every problem is an InputError naming the place."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(
+            path, what="results file", max_bytes=max_bytes, hint=RESULTS_LIMIT_HINT
+        )
     except FileNotFoundError:
         raise InputError("results file not found", Location(str(path))) from None
     except (OSError, UnicodeDecodeError) as err:

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.files import MAX_SPEC_BYTES, read_regular_text
 from waza_ci.schema_version import schema_version_problem
 from waza_ci.spec_schema import (
     EVAL_SPEC,
@@ -373,7 +374,7 @@ def _load_optional_yaml(
     """The document's root mapping checked against `shape`; None for an empty document.
     `versioned`: its `schemaVersion` is checked first, before any field, as waza checks it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, what=what, max_bytes=MAX_SPEC_BYTES)
     except FileNotFoundError:
         raise InputError(f"{what} not found", Location(str(path))) from None
     except (OSError, UnicodeDecodeError) as err:

@@ -157,7 +157,7 @@ def test_a_bad_event_file_is_an_error_naming_it(
 
 
 def test_an_unreadable_event_file_is_an_error_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot read") as caught:
+    with pytest.raises(InputError, match="must be a regular file, but this is a folder") as caught:
         RunnerEnv.from_mapping({"GITHUB_EVENT_PATH": str(tmp_path)})  # a directory
     assert str(tmp_path) in str(caught.value)
 

@@ -122,7 +122,8 @@ def _annotation_path(path: str) -> str:
 
 def annotation_body(annotation: Annotation) -> dict[str, Any]:
     """The request-body form of one annotation, with every per-annotation limit applied."""
-    line = max(1, annotation.line)
+    # A file outside the repository comes as "" (see repo_relative_path): its line means nothing.
+    line = max(1, annotation.line) if annotation.path else 1
     title = cut_chars(escape_non_bmp(annotation.title), MAX_ANNOTATION_TITLE_CHARS)
     message = escape_non_bmp(annotation.message) or title or "(no message)"
     body: dict[str, Any] = {

@@ -6,16 +6,20 @@ follow actions/toolkit and the runner's own parsers (see github-actions-platform
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import secrets
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from waza_ci.errors import InputError, Location
+from waza_ci.files import MAX_EVENT_BYTES, read_regular_text
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
@@ -81,15 +85,11 @@ def load_event(path: str | None) -> Mapping[str, Any]:
     A missing file is normal outside Actions (a developer's shell); a file that exists but cannot
     be read or is not a JSON object means something is wrong and must not pass silently.
     """
-    if path is None:
+    if path is None or not os.path.lexists(path):
         return {}
+    text = read_regular_text(Path(path), what="the event file", max_bytes=MAX_EVENT_BYTES)
     try:
-        with open(path, encoding="utf-8") as handle:
-            payload = json.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the event file: {exc}", Location(path)) from exc
+        payload = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"the event file is not valid JSON: {exc.msg}", Location(path, exc.lineno)
@@ -331,10 +331,7 @@ def write_outputs(path: str, outputs: Mapping[str, str]) -> None:
     Every output is checked before anything is written, so a refused value leaves the file as it
     was. OSError propagates: the caller decides whether a missing output file is fatal.
     """
-    text = format_outputs(outputs)
-    # newline="" keeps "\n" as is: the runner parses LF-separated lines.
-    with open(path, "a", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+    append_whole(path, format_outputs(outputs))
 
 
 def append_summary(path: str, markdown: str) -> None:
@@ -342,6 +339,29 @@ def append_summary(path: str, markdown: str) -> None:
 
     A final newline is added when missing so that whatever is appended next starts a new block.
     """
-    text = markdown if markdown.endswith("\n") else markdown + "\n"
-    with open(path, "a", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+    append_whole(path, markdown if markdown.endswith("\n") else markdown + "\n")
+
+
+def append_whole(path: str, text: str) -> None:
+    """Append `text` to the file at `path` all or nothing.
+
+    The runner parses these files after the step; half a line or half a heredoc block would
+    corrupt every output or summary after it. So on any failure (disk full, file too large,
+    an I/O error) the file is cut back to its length before the append, and the OSError is
+    raised with the path in it. Bytes are written as is: the runner parses LF-separated lines.
+    """
+    data = text.encode("utf-8")  # before opening: an encoding error changes nothing
+    # Unbuffered: a buffer could try again on close, after the cut, and leave a partial tail.
+    with open(path, "ab", buffering=0) as handle:
+        descriptor = handle.fileno()
+        start = os.fstat(descriptor).st_size
+        pending = memoryview(data)
+        try:
+            while pending:
+                pending = pending[os.write(descriptor, pending) :]
+        except BaseException as err:
+            with contextlib.suppress(OSError):
+                os.ftruncate(descriptor, start)
+            if isinstance(err, OSError):
+                raise OSError(err.errno, err.strerror, path) from None
+            raise

@@ -64,11 +64,13 @@ class Source:
     """A YAML line: the repository-relative path, the 1-based line, its URL when known."""
 
     path: str
+    """Repository-relative; "" for a file outside the repository (then `shown` names it)."""
     line: int
     url: str | None = None
+    shown: str = ""
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}"
+        return f"{self.path or self.shown}:{self.line}"
 
 
 @dataclass(frozen=True)
@@ -215,23 +217,32 @@ class Report:
 
 
 def repo_relative_path(file: str, repo_root: str) -> str:
-    """`file` relative to `repo_root` when inside it; else `file` normalised, no leading `/`.
+    """`file` relative to the repository root `repo_root` (GITHUB_WORKSPACE), or "" when it is
+    not inside the repository: an annotation must never name a container path such as
+    `/github/workspace/...` nor a file GitHub cannot show (callers then attach no file).
 
     Paths are POSIX (the action runs in a Linux container). A relative `file` is taken as
-    already relative to the repository root (waza-ci runs in GITHUB_WORKSPACE). Nothing is
-    resolved on disk, so symlinks are not followed.
+    relative to the repository root (waza-ci runs in GITHUB_WORKSPACE). Nothing is resolved on
+    disk, so symlinks are not followed.
     """
     path = posixpath.normpath(file) if file else "."
-    if repo_root:
-        root = posixpath.normpath(repo_root)
-        if root == "/" and path.startswith("/"):
+    if posixpath.isabs(path):
+        root = posixpath.normpath(repo_root) if repo_root else ""
+        if not posixpath.isabs(root):
+            return ""  # no absolute root to measure against: cannot place it in the repository
+        if root == "/":
             return path.lstrip("/") or "."
         prefix = root.rstrip("/") + "/"
-        if posixpath.isabs(path) == posixpath.isabs(root) and path.startswith(prefix):
-            return path[len(prefix) :]
-    if path.startswith("./"):
-        path = path[2:]
-    return path.lstrip("/") or "."
+        if not path.startswith(prefix):
+            return ""
+        path = path[len(prefix) :]
+    elif repo_root and not posixpath.isabs(repo_root):
+        root = posixpath.normpath(repo_root)
+        if path.startswith(root.rstrip("/") + "/"):
+            path = path[len(root.rstrip("/")) + 1 :]
+    if path == ".." or path.startswith("../"):
+        return ""
+    return path or "."
 
 
 @dataclass(frozen=True)
@@ -243,6 +254,8 @@ class _Where:
         # GitHub rejects line 0; a location without a line means the top of the file.
         line = location.line if location.line is not None and location.line >= 1 else 1
         path = repo_relative_path(location.file, self.repo_root)
+        if not path:  # outside the repository: shown as it is, never linked or annotated
+            return Source("", line, None, shown=posixpath.normpath(location.file))
         url = self.links.url(path, line) if self.links is not None else None
         return Source(path, line, url)
 
@@ -274,7 +287,8 @@ def build_report(
     )
     return Report(
         eval_name=summary.eval_name,
-        eval_path=repo_relative_path(summary.eval_path, repo_root),
+        eval_path=repo_relative_path(summary.eval_path, repo_root)
+        or posixpath.normpath(summary.eval_path),
         results_names=summary.results_names,
         verdict=_verdict(summary),
         counts=counts,
