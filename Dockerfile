@@ -53,6 +53,13 @@ COPY --from=build /build/wheels /tmp/waza-ci-wheels
 RUN pip install --no-deps --no-index /tmp/waza-ci-wheels/*.whl \
     && rm -rf /tmp/waza-ci-wheels
 
+# Bytecode for the standard library and every installed package, made once here rather than on
+# every container start: the base image may ship without it (the local stand-in does), and
+# PYTHONDONTWRITEBYTECODE stops the action from caching what it compiles. -x skips test data
+# that is deliberately not valid Python.
+RUN python -m compileall -q -j 0 -x '/(test|tests|idle_test|lib2to3)/' \
+    "$(python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
+
 COPY LICENSE /action/LICENSE
 COPY entrypoint.py /action/entrypoint.py
 

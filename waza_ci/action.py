@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from waza_ci.engine import (
     GradeReport,
@@ -25,16 +25,7 @@ from waza_ci.engine import (
     prepare_grading,
     run_grading,
 )
-from waza_ci.errors import InputError, WazaCiError
-from waza_ci.github.checks import (
-    FIX_HINT,
-    CheckRunClient,
-    CheckRunRequest,
-    CheckRunResult,
-    ChecksUnavailable,
-    Conclusion,
-    GitHubError,
-)
+from waza_ci.errors import FailOn, InputError, WazaCiError
 from waza_ci.github.runner import (
     RunnerEnv,
     WorkflowCommands,
@@ -45,11 +36,14 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
-from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
-from waza_ci.report.markdown import check_title, render_check_summary, render_markdown
-from waza_ci.report.text import render_text
-from waza_ci.results import dump_results
-from waza_ci.scoring import FailOn, GradeSummary
+
+if TYPE_CHECKING:
+    from waza_ci.github.checks import CheckRunResult, Conclusion
+    from waza_ci.report.annotations import Annotation
+    from waza_ci.scoring import GradeSummary
+
+# The HTTP client (requests) and the report renderers are imported where they are used, after
+# grading: the action's first line of output should not wait for them.
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -167,6 +161,8 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
+    from waza_ci.report.markdown import render_markdown  # noqa: PLC0415 - see the imports
+
     summary = report.summary
     markdown = render_markdown(summary)
     if settings.job_summary and runner.summary_path:
@@ -208,6 +204,8 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
 
 
 def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO) -> GradeReport:
+    from waza_ci.report.text import render_text  # noqa: PLC0415 - see the imports
+
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
@@ -224,12 +222,16 @@ def _write_output_file(
 ) -> Path | None:
     if settings.output is None:
         return None
+    from waza_ci.results import dump_results  # noqa: PLC0415 - see the imports
+
     write_text_files({plan.results[r.source.name]: dump_results(r.raw) for r in report.regraded})
     return settings.output
 
 
 def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: str) -> None:
     """One `::error`; pointing at the file and line when the error has a YAML/JSON line."""
+    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see the imports
+
     location = err.location
     if location is None or location.line is None:
         commands.error(str(err), title="waza-ci")
@@ -261,6 +263,17 @@ def _publish(
     summary: GradeSummary,
     commands: WorkflowCommands,
 ) -> CheckRunResult | None:
+    from waza_ci.github.checks import (  # noqa: PLC0415 - see the imports
+        FIX_HINT,
+        CheckRunClient,
+        CheckRunRequest,
+        CheckRunResult,
+        ChecksUnavailable,
+        GitHubError,
+    )
+    from waza_ci.report.annotations import build_annotations  # noqa: PLC0415
+    from waza_ci.report.markdown import check_title, render_check_summary  # noqa: PLC0415
+
     annotations = build_annotations(summary, repo_root=runner.workspace or os.getcwd())
     if not settings.token:
         commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)

@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from waza_ci import __version__
-from waza_ci.engine import GradeReport, GradeRequest, prepare_grading, run_grading
-from waza_ci.errors import EXIT_INPUT_ERROR, WazaCiError
-from waza_ci.grading import Progress, cancel_on_signals, grader_environment
-from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
-from waza_ci.report.markdown import render_markdown
-from waza_ci.report.text import render_text
-from waza_ci.results import dump_json, dump_results
-from waza_ci.scoring import FailOn
+from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, WazaCiError
+
+if TYPE_CHECKING:
+    from waza_ci.engine import GradeReport
+    from waza_ci.grading import Progress
+    from waza_ci.outputs import OutputPlan
+
+# Everything grading needs (pydantic models, YAML, the report) is imported by `_grade`, not
+# here: `waza-ci --help`, a usage error and `--version` start in a few tens of milliseconds.
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from waza_ci.grading import cancel_on_signals  # noqa: PLC0415 - see the imports above
+
     try:
         with cancel_on_signals():
             return _grade(args)
@@ -103,6 +103,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    # Deferred (see the imports above); by now the arguments are known to be usable.
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    from waza_ci.engine import GradeRequest, prepare_grading, run_grading  # noqa: PLC0415
+    from waza_ci.grading import grader_environment  # noqa: PLC0415
+    from waza_ci.outputs import plan_outputs  # noqa: PLC0415
+    from waza_ci.report.text import render_text  # noqa: PLC0415
+    from waza_ci.results import dump_json  # noqa: PLC0415
+
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
         eval_path=args.eval_yaml,
@@ -134,6 +144,10 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
+    from waza_ci.outputs import write_text_files  # noqa: PLC0415 - see the imports above
+    from waza_ci.report.markdown import render_markdown  # noqa: PLC0415
+    from waza_ci.results import dump_results  # noqa: PLC0415
+
     contents = {
         plan.results[r.source.name]: dump_results(r.raw)
         for r in report.regraded
@@ -145,6 +159,8 @@ def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
 
 
 def _stderr_progress() -> Progress:
+    import threading  # noqa: PLC0415 - see the imports above
+
     lock = threading.Lock()
 
     def progress(line: str) -> None:

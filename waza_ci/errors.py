@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
+from enum import StrEnum
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
 EXIT_INPUT_ERROR = 2
 EXIT_GRADER_ERROR = 3
+
+
+class FailOn(StrEnum):
+    """What fails the verdict: any failing run, or only grader and context errors."""
+
+    FAILURES = "failures"
+    ERRORS = "errors"
 
 
 @dataclass(frozen=True)

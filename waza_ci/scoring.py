@@ -10,10 +10,9 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, Location
+from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, FailOn, Location
 
 STATUS_PASSED = "passed"
 STATUS_FAILED = "failed"
@@ -21,13 +20,6 @@ STATUS_ERROR = "error"
 
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 20260302  # fixed: the regraded file must not change between identical runs
-
-
-class FailOn(StrEnum):
-    """What fails the verdict: any failing run, or only grader and context errors."""
-
-    FAILURES = "failures"
-    ERRORS = "errors"
 
 
 def effective_weight(weight: float) -> float:
