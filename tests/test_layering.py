@@ -11,7 +11,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "waza_ci"
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "spec": {"errors"},
-    "results": {"errors"},
+    "gojson": set(),
+    "jsonstream": set(),
+    "results": {"errors", "gojson", "jsonstream"},
     "context": set(),
     "privatedir": set(),
     "program": set(),

@@ -8,6 +8,7 @@ fallbacks (a refused check run becomes workflow-command annotations), and what r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -222,9 +223,14 @@ def _write_output_file(
 ) -> Path | None:
     if settings.output is None:
         return None
-    from waza_ci.results import dump_results  # noqa: PLC0415 - see the imports
+    from waza_ci.results import write_results  # noqa: PLC0415 - see the imports
 
-    write_text_files({plan.results[r.source.name]: dump_results(r.raw) for r in report.regraded})
+    write_text_files(
+        {
+            plan.results[r.source.name]: functools.partial(write_results, r.raw)
+            for r in report.regraded
+        }
+    )
     return settings.output
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -144,12 +145,12 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
-    from waza_ci.outputs import write_text_files  # noqa: PLC0415 - see the imports above
+    from waza_ci.outputs import StreamWriter, write_text_files  # noqa: PLC0415 - see above
     from waza_ci.report.markdown import render_markdown  # noqa: PLC0415
-    from waza_ci.results import dump_results  # noqa: PLC0415
+    from waza_ci.results import write_results  # noqa: PLC0415
 
-    contents = {
-        plan.results[r.source.name]: dump_results(r.raw)
+    contents: dict[Path, str | StreamWriter] = {
+        plan.results[r.source.name]: functools.partial(write_results, r.raw)
         for r in report.regraded
         if r.source.name in plan.results
     }

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from waza_ci.errors import InputError, OutputError
 
@@ -80,16 +81,25 @@ def _refuse_clashes(
         raise InputError(f"--summary would overwrite the results file {str(summary)!r}")
 
 
-def write_text_files(contents: Mapping[Path, str]) -> None:
-    """Write every file to a temporary sibling first, then rename them all into place."""
+StreamWriter = Callable[[BinaryIO], None]
+"""Writes a file's bytes to the stream it is given, piece by piece (a large results file is
+never held as one text)."""
+
+
+def write_text_files(contents: Mapping[Path, str | StreamWriter]) -> None:
+    """Write every file (a text, or a function that streams its bytes) to a temporary sibling
+    first, then rename them all into place."""
     staged: list[tuple[str, Path]] = []
     try:
-        for target, text in contents.items():
+        for target, content in contents.items():
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
             staged.append((temp, target))
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                if isinstance(content, str):
+                    stream.write(content.encode("utf-8"))
+                else:
+                    content(stream)
             os.chmod(temp, 0o644)  # mkstemp makes 0600; results files are shared artifacts
         for temp, target in staged:
             os.replace(temp, target)

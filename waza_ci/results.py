@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from waza_ci.errors import InputError, Location
+from waza_ci.gojson import dumps_go_json, map_json, write_go_json
+from waza_ci.jsonstream import parse_streamed
 
 SUPPORTED_SCHEMA_MAJOR = 1
 CURRENT_SCHEMA_VERSION = "1.4"
@@ -118,6 +120,29 @@ class ResultsFile:
 
 def load_results(path: Path, name: str | None = None) -> ResultsFile:
     """Read and validate one results file; every problem is an InputError naming the place."""
+    streamed = parse_streamed(
+        path, parse_constant=_refuse_constant, flag=_LONE_SURROGATE_ESCAPE
+    )  # a piece at a time; None leaves the decision (and any error) to the whole-text parse
+    raw, lone_surrogate_escapes = streamed if streamed is not None else _parse_whole(path)
+    if lone_surrogate_escapes:
+        raw = _replace_lone_surrogates(raw)
+    if not isinstance(raw, dict):
+        raise InputError(
+            "a results file must hold a JSON object", Location(str(path), json_path="$")
+        )
+    _check_kind_and_version(raw, path)
+    try:
+        model = SavedResults.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise InputError(
+            f"{first['msg'].lower()}", Location(str(path), json_path=_json_path(first["loc"]))
+        ) from None
+    return ResultsFile(path=path, name=name or path.name, raw=raw, model=model)
+
+
+def _parse_whole(path: Path) -> tuple[Any, bool]:
+    """The whole text parsed at once; the error messages for every malformed file."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -134,21 +159,7 @@ def load_results(path: Path, name: str | None = None) -> ResultsFile:
         raise InputError(f"invalid JSON: {err}", Location(str(path))) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", Location(str(path))) from None
-    if _LONE_SURROGATE_ESCAPE.search(text):
-        raw = _replace_lone_surrogates(raw)
-    if not isinstance(raw, dict):
-        raise InputError(
-            "a results file must hold a JSON object", Location(str(path), json_path="$")
-        )
-    _check_kind_and_version(raw, path)
-    try:
-        model = SavedResults.model_validate(raw)
-    except ValidationError as err:
-        first = err.errors()[0]
-        raise InputError(
-            f"{first['msg'].lower()}", Location(str(path), json_path=_json_path(first["loc"]))
-        ) from None
-    return ResultsFile(path=path, name=name or path.name, raw=raw, model=model)
+    return raw, bool(_LONE_SURROGATE_ESCAPE.search(text))
 
 
 def _refuse_constant(name: str) -> Any:
@@ -168,35 +179,6 @@ def _replace_lone_surrogates(value: Any) -> Any:
         return _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
 
     return map_json(value, fix, fix)
-
-
-def map_json(value: Any, scalar: Callable[[Any], Any], key: Callable[[str], str]) -> Any:
-    """A copy of a parsed JSON value with `scalar` applied to every non-container value and
-    `key` to every object key, key order kept.
-
-    Iterative, not recursive: a results file nested as deeply as the JSON parser allows must
-    not overflow Python's stack here.
-    """
-    if not isinstance(value, dict | list):
-        return scalar(value)
-    root: dict[str, Any] | list[Any] = {} if isinstance(value, dict) else []
-    pending: list[tuple[Any, dict[str, Any] | list[Any]]] = [(value, root)]
-
-    def convert(item: Any) -> Any:
-        if not isinstance(item, dict | list):
-            return scalar(item)
-        container: dict[str, Any] | list[Any] = {} if isinstance(item, dict) else []
-        pending.append((item, container))  # filled later; its place in the parent is kept
-        return container
-
-    while pending:
-        source, target = pending.pop()
-        if isinstance(target, dict):
-            for name, item in source.items():
-                target[key(name)] = convert(item)
-        else:
-            target.extend(convert(item) for item in source)
-    return root
 
 
 def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
@@ -245,37 +227,17 @@ def name_results_files(paths: Sequence[Path]) -> list[str]:
 
 def dump_results(raw: Mapping[str, Any]) -> str:
     """Serialize like Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline."""
-    text = json.dumps(_go_numbers(raw), indent=2, ensure_ascii=False)
-    return _go_escape(text) + "\n"
+    return dumps_go_json(raw)
+
+
+def write_results(raw: Mapping[str, Any], stream: BinaryIO) -> None:
+    """`dump_results`, written to `stream` piece by piece (never the whole text at once)."""
+    write_go_json(raw, stream)
 
 
 def dump_json(value: Any) -> str:
     """Serialize any JSON value in the same Go-compatible form (used for GradeOutcome)."""
-    return _go_escape(json.dumps(_go_numbers(value), indent=2, ensure_ascii=False)) + "\n"
-
-
-def _go_numbers(value: Any) -> Any:
-    # Go prints a float64 of 1.0 as `1`; Python would print `1.0`.
-    def number(item: Any) -> Any:
-        if isinstance(item, float) and item.is_integer() and abs(item) < 1e21:
-            return int(item)
-        return item
-
-    return map_json(value, number, str)
-
-
-_GO_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-
-
-def _go_escape(text: str) -> str:
-    # Only string contents can hold these characters; JSON syntax never does.
-    return re.sub("[<>&\u2028\u2029]", lambda m: _GO_ESCAPES[m.group(0)], text)
+    return dumps_go_json(value)
 
 
 def iter_runs(results: ResultsFile) -> Iterator[tuple[int, SavedTask, int, SavedRun]]:
