@@ -23,6 +23,7 @@ from typing import Any, TextIO
 _CHUNK_CHARS = 1 << 20
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _STREAMED_ARRAY = "tasks"
+_DELIMITERS = frozenset(" \t\n\r,:]}")
 
 
 class _CannotVouch(Exception):
@@ -93,15 +94,19 @@ class _Reader:
                 value, end = self._scan(self._buffer, self._pos)
             except (json.JSONDecodeError, StopIteration):
                 end = None
-            # A value that reaches the end of the buffer may continue in the file (a number).
-            if end is not None and (end < len(self._buffer) or self._eof):
+            # A value cut by the end of the buffer may have parsed short ("-0.5" of "-0.5e+3"):
+            # only one followed by a delimiter, or by the end of the file, is whole.
+            if end is not None and (
+                self._buffer[end : end + 1] in _DELIMITERS if end < len(self._buffer) else self._eof
+            ):
                 if self._flag.search(self._buffer, self._pos, end):
                     self._flagged = True
                 self._pos = end
                 return value
             if self._eof:
                 raise _CannotVouch
-            self._read(max(_CHUNK_CHARS, len(self._buffer)))  # doubling: linear in total
+            # Doubling what is still unparsed keeps the re-scans linear in the piece size.
+            self._read(max(_CHUNK_CHARS, len(self._buffer) - self._pos))
 
     def _peek(self) -> str:
         """The next character that is not white space ('' at the end of the file)."""
