@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from waza_ci.gojson import dumps_go_json, go_numbers, write_go_json
+from waza_ci.gojson import dumps_go_json, go_numbers, python_json, write_go_json
 
 _ESCAPES = {
     "<": "\\u003c",
@@ -67,6 +67,12 @@ def test_bytes_are_those_of_the_whole_text_rendering(document: Any) -> None:
     write_go_json(document, stream)
     assert stream.getvalue().decode("utf-8") == reference(document)
     assert dumps_go_json(document) == reference(document)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_python_json_is_byte_for_byte_json_dumps(document: Any) -> None:
+    expected = json.dumps(document, indent=2, ensure_ascii=False).encode()
+    assert python_json(document) == expected
 
 
 def test_a_lone_surrogate_fails_as_before() -> None:

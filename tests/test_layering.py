@@ -14,7 +14,7 @@ ALLOWED: dict[str, set[str]] = {
     "gojson": set(),
     "jsonstream": set(),
     "results": {"errors", "gojson", "jsonstream"},
-    "context": set(),
+    "context": {"gojson"},
     "privatedir": set(),
     "program": set(),
     "scoring": {"errors"},
