@@ -36,7 +36,7 @@ def test_it_is_a_docker_action_built_from_the_dockerfile() -> None:
 
 def test_required_inputs_and_defaults_match_the_code() -> None:
     declared = inputs()
-    assert {n for n, spec in declared.items() if spec.get("required")} == {"eval", "results"}
+    assert {n for n, spec in declared.items() if spec.get("required")} == {"results"}
     for name, default in INPUT_DEFAULTS.items():
         assert str(declared[name].get("default", "")) == default, name
     assert declared["github-token"]["default"] == "${{ github.token }}"

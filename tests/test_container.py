@@ -97,6 +97,10 @@ def _docker_problem() -> str | None:
 
 @pytest.fixture(scope="module")
 def image() -> str:
+    return ensure_image()
+
+
+def ensure_image() -> str:
     """The action image, built from the working tree (fast when the layers are cached)."""
     problem = _docker_problem()
     if problem is not None:

@@ -24,6 +24,7 @@ from waza_ci.program import (
     ProgramOutcome,
     describe_outcome,
     go_exit_text,
+    outcome_notes,
     run_program,
 )
 
@@ -578,22 +579,27 @@ def test_trimming_uses_go_white_space() -> None:
     assert feedback == "\x1fok\x1f"
 
 
-def test_truncation_is_noted_only_for_the_stream_that_was_cut() -> None:
+WAZA_DETAIL_KEYS = {"command", "args", "stdout", "stderr", "workspace_dir"}
+
+
+def test_truncation_is_a_report_note_only_for_the_stream_that_was_cut() -> None:
     outcome = replace(PASSED, stdout="x", stdout_dropped_bytes=123)
-    _, details = describe(outcome)
-    assert details["stdout_truncated"] == "kept the first 1048576 bytes; 123 more were discarded"
-    assert "stderr_truncated" not in details
-    _, details = describe(replace(PASSED, stderr_dropped_bytes=7, output_cap_bytes=10))
-    assert details["stderr_truncated"] == "kept the first 10 bytes; 7 more were discarded"
-    assert "stdout_truncated" not in details
+    assert outcome_notes(outcome) == (
+        "stdout: kept the first 1048576 bytes; 123 more were discarded",
+    )
+    assert set(describe(outcome)[1]) == WAZA_DETAIL_KEYS
+    outcome = replace(PASSED, stderr_dropped_bytes=7, output_cap_bytes=10)
+    assert outcome_notes(outcome) == ("stderr: kept the first 10 bytes; 7 more were discarded",)
 
 
-def test_timeout_is_explained_in_details() -> None:
+def test_a_timeout_is_a_report_note_and_details_keep_exactly_wazas_keys() -> None:
     outcome = replace(PASSED, exit_error="signal: killed", timed_out=True, timeout_s=30)
     feedback, details = describe(outcome)
     assert feedback == "Program exited with error: signal: killed"
-    assert details["timeout_s"] == 30
-    assert "timeout_s" not in describe(PASSED)[1]
+    # waza's program grader writes exactly these keys; `timeout_s` is not one of them.
+    assert set(details) == WAZA_DETAIL_KEYS | {"exit_error"}
+    assert outcome_notes(outcome) == ("timed out after 30 s",)
+    assert outcome_notes(PASSED) == ()
 
 
 def test_a_program_that_could_not_start_is_described_like_waza(tmp_path: Path) -> None:

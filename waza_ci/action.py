@@ -23,6 +23,7 @@ from waza_ci.engine import (
     GradeReport,
     GradeRequest,
     PreparedGrading,
+    merge_grading,
     prepare_grading,
     run_grading,
 )
@@ -37,6 +38,7 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
+from waza_ci.shard import Shard, parse_shard
 
 if TYPE_CHECKING:
     from waza_ci.github.checks import CheckRunResult, Conclusion
@@ -63,7 +65,11 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "check-run": "true",
     "job-summary": "true",
     "commit": "",
+    "mode": "grade",
+    "shard": "",
+    "shard-weights": "",
 }
+MODES = ("grade", "merge")
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,10 @@ class ActionSettings:
     job_summary: bool
     commit: str | None
     token: str | None = field(default=None, repr=False)
+    merge: bool = False
+    """`mode: merge`: `results` are the partial files of a sharded grading."""
+    shard: Shard | None = None
+    shard_weights: tuple[Path, ...] = ()
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -90,10 +100,18 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         return input_value(env, name) or INPUT_DEFAULTS.get(name, "")
 
     results = tuple(line.strip() for line in get("results").splitlines() if line.strip())
-    if not get("eval"):
+    if get("mode") not in MODES:
+        raise InputError(f"input `mode` must be `grade` or `merge`, not {get('mode')!r}")
+    merge = get("mode") == "merge"
+    if not get("eval") and not merge:
         raise InputError("input `eval` is required: the path to the eval spec (eval.yaml)")
     if not results:
         raise InputError("input `results` is required: results files or globs, one per line")
+    if merge and get("shard"):
+        raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
+    weights = tuple(
+        Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
+    )
     return ActionSettings(
         eval_path=Path(get("eval")),
         results=results,
@@ -108,6 +126,9 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         job_summary=_boolean("job-summary", get("job-summary")),
         commit=get("commit") or None,
         token=input_value(env, "github-token"),
+        merge=merge,
+        shard=parse_shard(get("shard"), "input `shard`") if get("shard") else None,
+        shard_weights=weights,
     )
 
 
@@ -146,18 +167,13 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         runner = RunnerEnv.from_mapping(env)
         head_sha = (
             resolve_head_sha(runner, settings.commit)
-            if settings.check_run and runner.in_actions
+            # A shard's verdict is partial: only the merge job posts the check run.
+            if settings.check_run and settings.shard is None and runner.in_actions
             else None
         )
-        prepared = prepare_grading(_request(settings, env, stdout))
-        plan = plan_outputs(
-            settings.output,
-            None,
-            [r.name for r in prepared.results_files],
-            [r.path for r in prepared.results_files],
+        report, plan = _report(
+            settings, env, commands, stdout, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd()
         )
-        with cancel_on_signals():  # a cancelled job still removes every context directory
-            report = _grade(prepared, commands, stdout)
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
@@ -201,21 +217,64 @@ def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -
         grader_env=grader_environment(env),
         temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
         progress=progress,
+        shard=settings.shard,
+        shard_weights=settings.shard_weights,
     )
 
 
-def _grade(prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO) -> GradeReport:
-    from waza_ci.report.text import render_text  # noqa: PLC0415 - see the imports
+def _report(
+    settings: ActionSettings,
+    env: Mapping[str, str],
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    *,
+    repo_root: str,
+) -> tuple[GradeReport, OutputPlan]:
+    """Grade (all tasks, or one shard's) or merge the shards' partials; output paths are
+    checked before any grader runs."""
+    if settings.merge:
+        report, partials = merge_grading(settings.results)
+        names = [r.source.name for r in report.regraded]
+        plan = plan_outputs(settings.output, None, names, partials)
+        _print_verdict(report, commands, stdout, repo_root=repo_root)
+        return report, plan
+    prepared = prepare_grading(_request(settings, env, stdout))
+    plan = plan_outputs(
+        settings.output,
+        None,
+        [r.name for r in prepared.results_files],
+        [r.path for r in prepared.results_files],
+    )
+    with cancel_on_signals():  # a cancelled job still removes every context directory
+        return _grade(prepared, commands, stdout, repo_root=repo_root), plan
 
+
+def _grade(
+    prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
         report = run_grading(prepared)
-    with commands.stop_commands():
-        for warning in report.warnings:
-            stdout.write(f"waza-ci: warning: {warning}\n")
-        stdout.write(render_text(report.summary))
+    _print_verdict(report, commands, stdout, repo_root=repo_root)
     return report
+
+
+def _print_verdict(
+    report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+) -> None:
+    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see the imports
+    from waza_ci.report.text import render_text  # noqa: PLC0415
+
+    for warning in report.warnings:  # an annotation on the file and line it is about
+        where = warning.location
+        commands.warning(
+            f"waza-ci: {warning.message}",
+            file=repo_relative_path(where.file, repo_root) if where else None,
+            line=where.line if where else None,
+        )
+    with commands.stop_commands():
+        stdout.write(render_text(report.summary))
 
 
 def _write_output_file(

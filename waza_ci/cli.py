@@ -7,18 +7,19 @@ import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from waza_ci import __version__
-from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, WazaCiError
+from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, InputError, WazaCiError
 
 if TYPE_CHECKING:
     from waza_ci.engine import GradeReport
     from waza_ci.grading import Progress
     from waza_ci.outputs import OutputPlan
+    from waza_ci.shard import Shard
 
-# Everything grading needs (pydantic models, YAML, the report) is imported by `_grade`, not
-# here: `waza-ci --help`, a usage error and `--version` start in a few tens of milliseconds.
+# Everything grading needs (pydantic models, YAML, the report) is imported where it is used,
+# not here: `waza-ci --help`, a usage error and `--version` start in a few tens of milliseconds.
 
 
 class _Parser(argparse.ArgumentParser):
@@ -88,7 +89,43 @@ def build_parser() -> argparse.ArgumentParser:
         "and grading-context errors fail (exit 3)",
     )
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
+    _add_shard_arguments(grade_cmd)
+    _add_merge_command(commands)
     return parser
+
+
+def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
+    grade_cmd.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="grade only shard I of N and write partial results files for `waza-ci merge`",
+    )
+    grade_cmd.add_argument(
+        "--shard-weights",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="balance the shards by the grader durations in this earlier regraded results "
+        "file; repeatable",
+    )
+
+
+def _add_merge_command(commands: Any) -> None:
+    merge_cmd = commands.add_parser(
+        "merge",
+        help="join the partial results files of `grade --shard` into one verdict",
+        description="Check that PARTIAL files cover every shard exactly once and come from "
+        "the same inputs, then report exactly as one unsharded `grade` would. Exit codes as "
+        "for grade; a missing, duplicate or mismatched shard is exit 2.",
+    )
+    merge_cmd.add_argument("partials", nargs="+", metavar="PARTIAL", help="paths or globs")
+    merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
+    merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
+    merge_cmd.add_argument(
+        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from waza_ci.grading import cancel_on_signals  # noqa: PLC0415 - see the imports above
 
     try:
+        if args.command == "merge":
+            return _merge(args)
         with cancel_on_signals():
             return _grade(args)
     except WazaCiError as err:
@@ -111,8 +150,6 @@ def _grade(args: argparse.Namespace) -> int:
     from waza_ci.engine import GradeRequest, prepare_grading, run_grading  # noqa: PLC0415
     from waza_ci.grading import grader_environment  # noqa: PLC0415
     from waza_ci.outputs import plan_outputs  # noqa: PLC0415
-    from waza_ci.report.text import render_text  # noqa: PLC0415
-    from waza_ci.results import dump_json  # noqa: PLC0415
 
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
@@ -125,6 +162,8 @@ def _grade(args: argparse.Namespace) -> int:
         grader_env=grader_environment(os.environ),
         temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
         progress=_stderr_progress() if args.verbose else None,
+        shard=args.shard,
+        shard_weights=args.shard_weights,
     )
     prepared = prepare_grading(request)
     # Refuse an unusable --output/--summary before any grader runs: a usage error writes
@@ -135,7 +174,22 @@ def _grade(args: argparse.Namespace) -> int:
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
     )
-    report = run_grading(prepared)
+    return _finish(args, plan, run_grading(prepared))
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from waza_ci.engine import merge_grading  # noqa: PLC0415 - see the imports above
+    from waza_ci.outputs import plan_outputs  # noqa: PLC0415
+
+    report, partials = merge_grading(args.partials)
+    names = [r.source.name for r in report.regraded]
+    return _finish(args, plan_outputs(args.output, args.summary, names, partials), report)
+
+
+def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> int:
+    from waza_ci.report.text import render_text  # noqa: PLC0415 - see the imports above
+    from waza_ci.results import dump_json  # noqa: PLC0415
+
     for warning in report.warnings:
         print(f"waza-ci: warning: {warning}", file=sys.stderr)
     _write_outputs(plan, report)
@@ -169,6 +223,15 @@ def _stderr_progress() -> Progress:
             print(f"waza-ci: {line}", file=sys.stderr, flush=True)
 
     return progress
+
+
+def _shard(text: str) -> Shard:
+    from waza_ci.shard import parse_shard  # noqa: PLC0415 - only when --shard is given
+
+    try:
+        return parse_shard(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(err.message) from None
 
 
 def _positive_int(text: str) -> int:

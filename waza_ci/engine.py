@@ -11,7 +11,7 @@ import glob
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from waza_ci.grading import (
     plan_grading,
     run_plan,
 )
+from waza_ci.merge import merge_partials
 from waza_ci.results import ResultsFile, load_results, name_results_files
 from waza_ci.scoring import (
     GradeSummary,
@@ -36,7 +37,17 @@ from waza_ci.scoring import (
     build_digest,
     build_test_stats,
 )
-from waza_ci.spec import EvalSpec, load_eval
+from waza_ci.shard import (
+    PARTIAL_KEY,
+    Shard,
+    ShardSelection,
+    inputs_digest,
+    load_shard_weights,
+    partial_section,
+    select_shard,
+)
+from waza_ci.spec import EvalSpec, LoadWarning, load_eval
+from waza_ci.usage import aggregate_usage, run_usages
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,9 @@ class GradeRequest:
     """The graders' environment, already cleaned of tokens by the caller."""
     temp_dir: str = "/tmp"  # noqa: S108 - the caller passes its TMPDIR; this is the fallback
     progress: Progress | None = None
+    shard: Shard | None = None
+    """Grade only this shard's tasks and write partial results files (see shard.py)."""
+    shard_weights: Sequence[Path] = ()
 
 
 @dataclass(frozen=True)
@@ -69,7 +83,7 @@ class GradeReport:
     spec: EvalSpec
     summary: GradeSummary
     regraded: tuple[RegradedFile, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[LoadWarning, ...]
 
 
 @dataclass(frozen=True)
@@ -81,6 +95,7 @@ class PreparedGrading:
     results_files: tuple[ResultsFile, ...]
     plan: GradingPlan
     setup: GradingSetup
+    shard: ShardSelection | None = None
 
 
 def prepare_grading(request: GradeRequest) -> PreparedGrading:
@@ -90,6 +105,8 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
     spec = load_eval(request.eval_path, working_directory=working_directory)
     results_files = tuple(load_results_files(request.results))
     plan = plan_grading(spec, results_files, request.task)
+    shard = _select_shard(request, spec, results_files, plan)
+    plan = shard.plan if shard is not None else plan
     setup = GradingSetup(
         workspace_dir=str(workspace),
         working_directory=str(working_directory),
@@ -98,7 +115,26 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
         jobs=request.jobs or os.cpu_count() or 1,
         progress=request.progress,
     )
-    return PreparedGrading(spec, results_files, plan, setup)
+    return PreparedGrading(spec, results_files, plan, setup, shard)
+
+
+def _select_shard(
+    request: GradeRequest, spec: EvalSpec, results_files: Sequence[ResultsFile], plan: GradingPlan
+) -> ShardSelection | None:
+    if request.shard is None:
+        if request.shard_weights:
+            raise InputError("--shard-weights is only meaningful with --shard")
+        return None
+    digest = inputs_digest(
+        spec,
+        results_files,
+        plan,
+        task_filter=request.task,
+        weights=request.shard_weights,
+        shard_count=request.shard.count,
+    )
+    durations = load_shard_weights(request.shard_weights) if request.shard_weights else None
+    return select_shard(plan, request.shard, durations, digest)
 
 
 def run_grading(prepared: PreparedGrading) -> GradeReport:
@@ -106,6 +142,8 @@ def run_grading(prepared: PreparedGrading) -> GradeReport:
     spec, results_files, plan = prepared.spec, prepared.results_files, prepared.plan
     results = run_plan(plan, prepared.setup)
     tasks, regraded = _assemble(plan.matches, results_files, results)
+    if prepared.shard is not None:
+        _describe_shard(prepared, tasks, regraded)
     summary = GradeSummary(
         eval_name=spec.name,
         eval_path=str(spec.path),
@@ -114,6 +152,39 @@ def run_grading(prepared: PreparedGrading) -> GradeReport:
         skipped=plan.skipped,
     )
     return GradeReport(spec, summary, regraded, spec.warnings)
+
+
+def _describe_shard(
+    prepared: PreparedGrading, tasks: Sequence[TaskGrade], regraded: Sequence[RegradedFile]
+) -> None:
+    """A shard's regraded files are partials: each gets the section the merge reads."""
+    assert prepared.shard is not None
+    names = [r.name for r in prepared.results_files]
+    graded = list(zip(prepared.plan.matches, tasks, prepared.shard.positions, strict=True))
+    for file in regraded:
+        mine = [item for item in graded if item[0].results is file.source]
+        file.raw[PARTIAL_KEY] = partial_section(
+            prepared.shard, prepared.spec, names, file.source.name, mine
+        )
+
+
+def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
+    """Join the shards' partial results files (paths or globs) into the report an unsharded
+    grading of the same inputs gives; also returns the partials' paths. Raises InputError."""
+    files = load_results_files(patterns)
+    merged = merge_partials(files)
+    spec = EvalSpec(Path(merged.eval_path), merged.eval_name, (), warnings=merged.warnings)
+    summary = GradeSummary(
+        eval_name=merged.eval_name,
+        eval_path=merged.eval_path,
+        results_names=merged.results_names,
+        tasks=merged.tasks,
+        skipped=merged.skipped,
+    )
+    regraded = tuple(
+        RegradedFile(replace(f.base, name=f.name), _with_digest(f.raw)) for f in merged.files
+    )
+    return GradeReport(spec, summary, regraded, merged.warnings), [f.path for f in files]
 
 
 def load_results_files(patterns: Sequence[str]) -> list[ResultsFile]:
@@ -228,13 +299,23 @@ def _with_digest(raw: dict[str, Any]) -> dict[str, Any]:
     ]
     config = raw.get("config")
     runs_per_test = config.get("runs_per_test") if isinstance(config, dict) else None
+    runs = (
+        run
+        for task in raw.get("tasks") or []
+        if isinstance(task, dict)
+        for run in task.get("runs") or []
+        if isinstance(run, dict)
+    )
     digest = build_digest(
         tasks,
         duration if isinstance(duration, int) else 0,
         runs_per_test if isinstance(runs_per_test, int) else 1,
+        aggregate_usage(usage for run in runs for usage in run_usages(run)),
     )
     kept = dict(summary) if isinstance(summary, dict) else {}
-    # A stale interval from the original grading must not survive next to new scores.
+    # Rebuilt from the runs as waza rebuilds them; a stale interval from the original grading
+    # must not survive next to new scores.
     kept.pop("statistics", None)
+    kept.pop("usage", None)
     raw["summary"] = {**kept, **digest}
     return raw

@@ -9,14 +9,15 @@ Speed and memory: the top levels of the document (the results file, its tasks, t
 walked here and each of their members is encoded whole by pydantic-core's `to_json` (native
 code) and written out at once, so at most one member's bytes exist at a time, never the whole
 document's. A member holding a float that needs Go's integer spelling gets a converted copy
-first; one holding a float whose spelling differs between the two encoders (below 1e-4)
-is encoded by the standard library instead, so the output bytes never depend on
+first; one holding a float whose spelling differs between the two encoders (below 1e-4,
+or not finite) is encoded by the standard library instead, so the output bytes never depend on
 which encoder ran.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO
 
@@ -58,7 +59,7 @@ def python_json(value: Any) -> bytes:
     pydantic-core unless a float would be spelled differently (no Go rewrites here)."""
     if _float_kind(value) != _OTHER_FLOATS:
         try:
-            return to_json(value, indent=2, inf_nan_mode="constants")
+            return to_json(value, indent=2)
         except PydanticSerializationError:
             pass  # the standard library decides, and raises what it raises
     return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
@@ -93,13 +94,12 @@ def _encode(value: Any, depth: int) -> bytes:
     encoded: bytes | None = None
     if floats != _OTHER_FLOATS:
         try:
-            encoded = to_json(
-                go_numbers(value) if floats else value, indent=2, inf_nan_mode="constants"
-            )
+            encoded = to_json(go_numbers(value) if floats else value, indent=2)
         except PydanticSerializationError:
             encoded = None  # e.g. a lone surrogate: let the standard library decide
     if encoded is None:
-        text = json.dumps(go_numbers(value), indent=2, ensure_ascii=False)
+        # allow_nan=False: NaN and Infinity are not JSON; writing one is a bug, so it fails.
+        text = json.dumps(go_numbers(value), indent=2, ensure_ascii=False, allow_nan=False)
         encoded = text.encode("utf-8")
     if depth and b"\n" in encoded:
         # A raw newline is never inside a JSON string, so this only re-indents lines.
@@ -144,7 +144,7 @@ def _float_kind(value: Any) -> int:
 
 
 def _number_kind(number: float) -> int:
-    if number and abs(number) < _SMALLEST_SAME_SPELLING:
+    if not math.isfinite(number) or (number and abs(number) < _SMALLEST_SAME_SPELLING):
         return _OTHER_FLOATS
     if number.is_integer() and abs(number) < _GO_INTEGER_LIMIT:
         return _INTEGRAL_FLOATS

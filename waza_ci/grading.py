@@ -28,6 +28,7 @@ from waza_ci.program import (
     describe_outcome,
     enable_orphan_adoption,
     kill_orphans,
+    outcome_notes,
     run_program,
 )
 from waza_ci.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
@@ -246,21 +247,25 @@ def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> Execu
     feedback, details = describe_outcome(
         outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
     )
+    notes = outcome_notes(outcome)
     if context_error is not None:
-        return _context_failure(execution, context_error, details, outcome.duration_ms)
+        return _context_failure(execution, context_error, details, outcome.duration_ms, notes)
     raw = _raw_verdict(grader, outcome.passed, feedback, details, outcome.duration_ms)
     error = feedback if outcome.is_grader_error else None
-    return ExecutionResult(execution, raw, _verdict(raw, error=error))
+    return ExecutionResult(execution, raw, _verdict(raw, error=error, notes=notes))
 
 
 def _context_failure(
-    execution: Execution, message: str, details: dict[str, Any], duration_ms: int
+    execution: Execution,
+    message: str,
+    details: dict[str, Any],
+    duration_ms: int,
+    notes: tuple[str, ...] = (),
 ) -> ExecutionResult:
+    # The message is in the feedback; `details` keeps exactly waza's keys.
     feedback = f"Grading context error: {message}"
-    raw = _raw_verdict(
-        execution.grader, False, feedback, {**details, "context_error": message}, duration_ms
-    )
-    return ExecutionResult(execution, raw, _verdict(raw, error=feedback))
+    raw = _raw_verdict(execution.grader, False, feedback, details, duration_ms)
+    return ExecutionResult(execution, raw, _verdict(raw, error=feedback, notes=notes))
 
 
 def _raw_verdict(
@@ -291,7 +296,9 @@ def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
     )
 
 
-def _verdict(raw: Mapping[str, Any], *, error: str | None = None) -> Verdict:
+def _verdict(
+    raw: Mapping[str, Any], *, error: str | None = None, notes: tuple[str, ...] = ()
+) -> Verdict:
     """The report's view of a verdict this grading produced (`raw` is our own dict)."""
     return Verdict(
         name=str(raw.get("identifier", "")),
@@ -302,6 +309,7 @@ def _verdict(raw: Mapping[str, Any], *, error: str | None = None) -> Verdict:
         feedback=str(raw.get("feedback", "")),
         regraded=True,
         error=error,
+        notes=notes,
     )
 
 

@@ -15,6 +15,7 @@ produces the exact error message the user should see.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -30,17 +31,27 @@ class _CannotVouch(Exception):
     """The fast path stops; the whole-text parse will decide (and word any error)."""
 
 
-def parse_streamed(
-    path: Path, *, parse_constant: Callable[[str], Any], flag: re.Pattern[str]
-) -> tuple[dict[str, Any], bool] | None:
+def parse_streamed(path: Path, *, flag: re.Pattern[str]) -> tuple[dict[str, Any], bool] | None:
     """The parsed top-level object of the JSON file at `path` and whether `flag` matched any
-    of its text; None when the ordinary whole-text parse must decide instead."""
-    decoder = json.JSONDecoder(parse_constant=parse_constant)
+    of its text; None when the ordinary whole-text parse must decide instead (which it does
+    for every number that is not a finite float64: NaN, Infinity, 1e999)."""
+    decoder = json.JSONDecoder(parse_float=_finite_float, parse_constant=_refuse)
     try:
         with path.open(encoding="utf-8") as stream:
             return _Reader(stream, decoder, flag).document()
     except (_CannotVouch, OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _CannotVouch
+    return value
+
+
+def _refuse(_literal: str) -> Any:
+    raise _CannotVouch
 
 
 class _Reader:

@@ -333,18 +333,26 @@ def describe_outcome(
         if stderr:
             feedback += f"; stderr: {stderr}"
         details["exit_error"] = outcome.exit_error
+    return feedback, details
+
+
+def outcome_notes(outcome: ProgramOutcome) -> tuple[str, ...]:
+    """Facts about the run that waza's `details` has no key for: they go to waza-ci's own
+    report, so the regraded results file keeps exactly waza's keys."""
+    notes: list[str] = []
     if outcome.timed_out and outcome.timeout_s is not None:
         # Without this, "signal: killed" reads like something else killed the grader.
-        details["timeout_s"] = _plain_number(outcome.timeout_s)
+        notes.append(f"timed out after {_plain_number(outcome.timeout_s)} s")
     for stream, dropped in (
         ("stdout", outcome.stdout_dropped_bytes),
         ("stderr", outcome.stderr_dropped_bytes),
     ):
         if dropped:
-            details[f"{stream}_truncated"] = (
-                f"kept the first {outcome.output_cap_bytes} bytes; {dropped} more were discarded"
+            notes.append(
+                f"{stream}: kept the first {outcome.output_cap_bytes} bytes; "
+                f"{dropped} more were discarded"
             )
-    return feedback, details
+    return tuple(notes)
 
 
 def go_trim_space(text: str) -> str:

@@ -8,23 +8,21 @@ untouched) and validated with pydantic models of the parts waza-ci reads. Writin
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError
 
 from waza_ci.errors import InputError, Location
 from waza_ci.gojson import dumps_go_json, map_json, write_go_json
 from waza_ci.jsonstream import parse_streamed
-
-SUPPORTED_SCHEMA_MAJOR = 1
-CURRENT_SCHEMA_VERSION = "1.4"
-_SCHEMA_VERSION = re.compile(r"^(\d+)\.(\d+)$")
-_NOT_RESULTS_KINDS = ("waza.preflight", "waza.release-")
+from waza_ci.results_schema import GraderResults, OutcomeFields, RunFields, TaskFields
+from waza_ci.schema_version import schema_version_problem
 
 
 def _go_zero(zero: Any) -> BeforeValidator:
@@ -32,44 +30,18 @@ def _go_zero(zero: Any) -> BeforeValidator:
     return BeforeValidator(lambda value: zero if value is None else value)
 
 
-GoStr = Annotated[str, _go_zero("")]
-GoInt = Annotated[int, _go_zero(0)]
-GoFloat = Annotated[float, _go_zero(0.0)]
-GoBool = Annotated[bool, _go_zero(False)]
+_NOT_RESULTS_KINDS = ("waza.preflight", "waza.release-")
 
 
-class _Tolerant(BaseModel):
-    # Unknown fields are tolerated: newer waza versions add fields within a major version.
-    # Types are strict, as Go's decoder is: "false" is not a bool, "1" is not a number.
-    model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
+SavedVerdict = GraderResults
+"""A saved `validations.<name>` entry (waza's GraderResults)."""
 
 
-class SavedVerdict(_Tolerant):
-    """A saved `validations.<name>` entry (waza's GraderResults)."""
+class SavedRun(RunFields):
+    """One trial of a task (waza's RunResult), typed in full, plus the context fields that
+    waza-ci passes to graders."""
 
-    identifier: GoStr = ""
-    type: GoStr = ""
-    score: GoFloat = 0.0
-    weight: GoFloat = 0.0
-    passed: GoBool = False
-    feedback: GoStr = ""
-    details: dict[str, Any] | None = None
-    duration_ms: GoInt = 0
-
-
-class SavedRun(_Tolerant):
-    """One trial of a task (waza's RunResult), the fields grading reads."""
-
-    run_number: GoInt = 0
-    status: GoStr = ""
-    duration_ms: GoInt = 0
-    validations: dict[str, SavedVerdict] | None = None
-    final_output: GoStr = ""
-    error_msg: GoStr = ""
-    transcript: list[dict[str, Any]] | None = None
-    tool_events: list[Any] | None = None
     host_lifecycle: Any = None
-    command_invocations: list[Any] | None = None
     user_input_requests: list[Any] | None = None
 
     @property
@@ -78,25 +50,18 @@ class SavedRun(_Tolerant):
         return self.status == "error" or bool(self.error_msg)
 
 
-class SavedTask(_Tolerant):
+class SavedTask(TaskFields):
     """One task's outcome (waza's TestOutcome)."""
 
     test_id: str
-    display_name: GoStr = ""
-    status: GoStr = ""
-    group: GoStr = ""
     runs: Annotated[list[SavedRun], _go_zero([])] = Field(default_factory=list)
 
 
-class SavedResults(_Tolerant):
+class SavedResults(OutcomeFields):
     """The top level of a results file (waza's EvaluationOutcome)."""
 
     schema_version: str | None = Field(default=None, alias="schemaVersion")
     kind: str | None = None
-    eval_id: GoStr = ""
-    skill: GoStr = ""
-    eval_name: GoStr = ""
-    summary: dict[str, Any] | None = None
     tasks: Annotated[list[SavedTask], _go_zero([])] = Field(default_factory=list)
 
 
@@ -120,9 +85,9 @@ class ResultsFile:
 
 def load_results(path: Path, name: str | None = None) -> ResultsFile:
     """Read and validate one results file; every problem is an InputError naming the place."""
-    streamed = parse_streamed(
-        path, parse_constant=_refuse_constant, flag=_LONE_SURROGATE_ESCAPE
-    )  # a piece at a time; None leaves the decision (and any error) to the whole-text parse
+    # A piece at a time, so the text and the document never both exist whole; None leaves the
+    # decision (and the wording of any error) to the whole-text parse.
+    streamed = parse_streamed(path, flag=_LONE_SURROGATE_ESCAPE)
     raw, lone_surrogate_escapes = streamed if streamed is not None else _parse_whole(path)
     if lone_surrogate_escapes:
         raw = _replace_lone_surrogates(raw)
@@ -142,28 +107,72 @@ def load_results(path: Path, name: str | None = None) -> ResultsFile:
 
 
 def _parse_whole(path: Path) -> tuple[Any, bool]:
-    """The whole text parsed at once; the error messages for every malformed file."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError("results file not found", Location(str(path))) from None
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read results file: {err}", Location(str(path))) from None
+    return _parse_json(text, path), bool(_LONE_SURROGATE_ESCAPE.search(text))
+
+
+class _NotFinite:
+    """Stands in for a number JSON cannot hold (NaN, Infinity, 1e999) until its path is found."""
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+
+def _parse_json(text: str, path: Path) -> Any:
+    """json.loads, with every problem an InputError: a syntax error names its line, a number
+    that is not a finite float64 (which Go refuses and JSON cannot hold) its JSON path."""
+    odd: list[_NotFinite] = []
+
+    def not_finite(literal: str) -> _NotFinite:
+        odd.append(_NotFinite(literal))
+        return odd[-1]
+
+    def number(literal: str) -> float | _NotFinite:
+        value = float(literal)
+        return value if math.isfinite(value) else not_finite(literal)
+
     try:
-        raw = json.loads(text, parse_constant=_refuse_constant)
+        raw = json.loads(text, parse_float=number, parse_constant=not_finite)
     except json.JSONDecodeError as err:
         raise InputError(
             f"invalid JSON: {err.msg} (column {err.colno})", Location(str(path), line=err.lineno)
         ) from None
-    except ValueError as err:  # NaN / Infinity: not JSON, and Go refuses them too
-        raise InputError(f"invalid JSON: {err}", Location(str(path))) from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise InputError(f"invalid JSON: {_one_line(str(err))}", Location(str(path))) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", Location(str(path))) from None
-    return raw, bool(_LONE_SURROGATE_ESCAPE.search(text))
+    if odd:
+        where = _find_path(raw, lambda value: isinstance(value, _NotFinite))
+        raise InputError(
+            f"{odd[0].literal} is not a finite JSON number (waza reads numbers as float64)",
+            Location(str(path), json_path=where),
+        )
+    return raw
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+def _find_path(value: Any, wanted: Callable[[Any], bool]) -> str:
+    """The JSON path of the first value (in document order) for which `wanted` is true."""
+    pending: list[tuple[Any, str]] = [(value, "$")]
+    while pending:
+        current, where = pending.pop()
+        if wanted(current):
+            return where
+        if isinstance(current, dict):
+            pending.extend((item, f"{where}.{key}") for key, item in reversed(current.items()))
+        elif isinstance(current, list):
+            pending.extend(
+                (item, f"{where}[{i}]") for i, item in reversed(list(enumerate(current)))
+            )
+    return "$"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 # A \\uD800-\\uDFFF escape; only then can the parsed strings hold lone surrogates.
@@ -188,20 +197,14 @@ def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
             f"not evaluation results (kind {kind!r})", Location(str(path), json_path="$.kind")
         )
     version = raw.get("schemaVersion")
-    if version is None or version == "":
-        return  # missing means current, as waza reads it
-    match = _SCHEMA_VERSION.match(version) if isinstance(version, str) else None
-    if match is None:
-        raise InputError(
-            f"schemaVersion {version!r} is not MAJOR.MINOR",
-            Location(str(path), json_path="$.schemaVersion"),
-        )
-    if int(match.group(1)) != SUPPORTED_SCHEMA_MAJOR:
-        raise InputError(
-            f"results schemaVersion {version} is not supported (major "
-            f"{SUPPORTED_SCHEMA_MAJOR} expected); convert it with `waza migrate {path}`",
-            Location(str(path), json_path="$.schemaVersion"),
-        )
+    if version is None:
+        return  # missing or null means current, as waza reads it
+    where = Location(str(path), json_path="$.schemaVersion")
+    if not isinstance(version, str):
+        raise InputError("schemaVersion must be a string", where)
+    problem = schema_version_problem(version)
+    if problem is not None:
+        raise InputError(problem, where)
 
 
 def _json_path(loc: Sequence[int | str]) -> str:
@@ -226,7 +229,8 @@ def name_results_files(paths: Sequence[Path]) -> list[str]:
 
 
 def dump_results(raw: Mapping[str, Any]) -> str:
-    """Serialize like Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline."""
+    """Serialize like Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline.
+    NaN and Infinity are not JSON; writing one would be a bug, so it fails (ValueError)."""
     return dumps_go_json(raw)
 
 

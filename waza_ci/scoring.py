@@ -7,19 +7,16 @@ the report identical whatever `--jobs` is.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, FailOn, Location
+from waza_ci.statistics import bootstrap_ci, pass_hat_k_curve, wilson_ci
 
 STATUS_PASSED = "passed"
 STATUS_FAILED = "failed"
 STATUS_ERROR = "error"
-
-BOOTSTRAP_RESAMPLES = 10_000
-BOOTSTRAP_SEED = 20260302  # fixed: the regraded file must not change between identical runs
 
 
 def effective_weight(weight: float) -> float:
@@ -42,6 +39,9 @@ class Verdict:
     error: str | None = None
     """A grader error (could not start, timed out) or grading-context error; fails with exit 3.
     A verdict with an error never has `passed` true."""
+    notes: tuple[str, ...] = ()
+    """What waza-ci adds for the report only (a timeout's limit, output cut to the cap); never
+    written to the waza-format results file."""
 
 
 @dataclass(frozen=True)
@@ -223,26 +223,6 @@ def std_dev(values: Sequence[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
-def bootstrap_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, Any]:
-    """A percentile bootstrap of the mean with a fixed seed, so output is reproducible."""
-    rng = random.Random(BOOTSTRAP_SEED)  # noqa: S311 - statistics, not secrets
-    count = len(values)
-    means = sorted(
-        sum(values[rng.randrange(count)] for _ in range(count)) / count
-        for _ in range(BOOTSTRAP_RESAMPLES)
-    )
-    tail = (1 - confidence) / 2
-    lower = means[math.floor(tail * BOOTSTRAP_RESAMPLES)]
-    upper = means[min(math.floor((1 - tail) * BOOTSTRAP_RESAMPLES), BOOTSTRAP_RESAMPLES - 1)]
-    return {
-        "lower": lower,
-        "upper": upper,
-        "mean": sum(values) / count,
-        "confidence_level": confidence,
-        "num_bootstraps": BOOTSTRAP_RESAMPLES,
-    }
-
-
 def build_test_stats(runs: Sequence[RunGrade]) -> dict[str, Any] | None:
     """waza's TestStats for a task's runs (ComputeTestStats), as the results file stores it."""
     if not runs:
@@ -280,6 +260,7 @@ def build_test_stats(runs: Sequence[RunGrade]) -> dict[str, Any] | None:
         stats["bootstrap_ci"] = ci
         stats["ci95_lo"] = ci["lower"]
         stats["ci95_hi"] = ci["upper"]
+        stats["pass_rate_ci"] = wilson_ci(passed, count)  # schema 1.5
     return stats
 
 
@@ -293,12 +274,17 @@ class TaskDigestInput:
 
 
 def build_digest(
-    tasks: Sequence[TaskDigestInput], duration_ms: int, runs_per_test: int = 1
+    tasks: Sequence[TaskDigestInput],
+    duration_ms: int,
+    runs_per_test: int = 1,
+    usage: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """waza's OutcomeDigest (BuildDigest) over the regraded tasks.
+    """waza's OutcomeDigest (BuildDigest) over the regraded tasks; `usage` is the runs' summed
+    usage (`usage.aggregate_usage`), omitted when None.
 
-    `statistics` (a bootstrap interval over the tasks' weighted scores) is present only when
-    runs_per_test > 1 and at least two tasks have stats, as in waza.
+    `statistics` is present only when runs_per_test > 1 and at least two tasks have stats, as
+    in waza: a bootstrap interval over the tasks' weighted scores, the Wilson interval of the
+    share of tasks that passed, and the pass^k curve (schema 1.5).
     """
     total = len(tasks)
     avg_scores = [_stat(t.stats, "avg_score") for t in tasks]
@@ -322,9 +308,20 @@ def build_digest(
     groups = _group_stats(tasks)
     if groups:
         digest["groups"] = groups
+    if usage is not None:
+        digest["usage"] = dict(usage)
     per_task = [_stat(t.stats, "avg_weighted_score") for t in tasks if t.stats]
     if runs_per_test > 1 and len(per_task) >= 2:
-        digest["statistics"] = {"bootstrap_ci": bootstrap_ci(per_task)}
+        statistics: dict[str, Any] = {
+            "bootstrap_ci": bootstrap_ci(per_task),
+            "success_rate_ci": wilson_ci(digest["succeeded"], total),
+        }
+        curve = pass_hat_k_curve(
+            [(_count(t.stats, "passed_runs"), _count(t.stats, "total_runs")) for t in tasks]
+        )
+        if curve:
+            statistics["pass_hat_k"] = curve
+        digest["statistics"] = statistics
     return digest
 
 
@@ -332,6 +329,11 @@ def _stat(stats: Mapping[str, Any] | None, key: str) -> float:
     # Tasks that were not regraded keep their original stats, which may be old or partial.
     value = stats.get(key) if stats else None
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _count(stats: Mapping[str, Any] | None, key: str) -> int:
+    value = stats.get(key) if stats else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _group_stats(tasks: Sequence[TaskDigestInput]) -> list[dict[str, Any]]:

@@ -17,6 +17,16 @@ from typing import Any
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.schema_version import schema_version_problem
+from waza_ci.spec_schema import (
+    EVAL_SPEC,
+    PROJECT_CONFIG,
+    TASK_FILE,
+    Shape,
+    ShapeError,
+    check_aliases,
+    check_shape,
+)
 
 PROGRAM_KIND = "program"
 DEFAULT_PROGRAM_TIMEOUT_S = 30
@@ -27,6 +37,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR_TAGS = frozenset(
     f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "timestamp")
 )
+
+
+@dataclass(frozen=True)
+class LoadWarning:
+    """Something wrong but not fatal in the spec or project config, and where it is."""
+
+    message: str
+    location: Location | None = None
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}" if self.location else self.message
 
 
 @dataclass(frozen=True)
@@ -72,7 +93,7 @@ class EvalSpec:
     name: str
     tasks: tuple[TaskSpec, ...]
     program_timeout_s: int = DEFAULT_PROGRAM_TIMEOUT_S
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[LoadWarning, ...] = field(default=())
 
     def timeout_for(self, grader: GraderSpec) -> int:
         """`config.timeout` → `.waza.yaml graders.programTimeout` → 30 s."""
@@ -82,9 +103,10 @@ class EvalSpec:
 
 def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
-    root = _load_yaml(eval_path, what="eval spec")
+    root = _load_yaml(eval_path, what="eval spec", shape=EVAL_SPEC)
+    _check_schema_version(eval_path, _child(root, "schemaVersion"))
     global_graders = _load_graders(eval_path, root, task_level=False)
-    warnings: list[str] = []
+    warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
     seen: dict[str, Location] = {}
     for task_path in _task_files(eval_path, root, warnings):
@@ -109,12 +131,13 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     )
 
 
-def find_program_timeout(working_directory: Path) -> tuple[int, list[str]]:
-    """`graders.programTimeout` of the nearest `.waza.yaml`, walking up as waza does."""
+def find_program_timeout(working_directory: Path) -> tuple[int, list[LoadWarning]]:
+    """`graders.programTimeout` of the nearest `.waza.yaml`, walking up as waza does: the
+    first one that exists decides, even when it cannot be loaded."""
     directory = working_directory.resolve()
     for _ in range(PROJECT_CONFIG_MAX_LEVELS):
         candidate = directory / PROJECT_CONFIG_NAME
-        if candidate.is_file():
+        if candidate.exists():
             return _read_program_timeout(candidate)
         if directory.parent == directory:
             break
@@ -122,23 +145,28 @@ def find_program_timeout(working_directory: Path) -> tuple[int, list[str]]:
     return DEFAULT_PROGRAM_TIMEOUT_S, []
 
 
-def _read_program_timeout(path: Path) -> tuple[int, list[str]]:
-    # waza silently falls back to 30 s on a malformed .waza.yaml; we fall back too but say so.
-    fallback = f"{path}: ignored (using {DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
+def _read_program_timeout(path: Path) -> tuple[int, list[LoadWarning]]:
+    """waza decodes `.waza.yaml` strictly (unknown keys and wrong types fail) and, when it
+    fails, uses every default, the 30 s program timeout included; so does this, but it says
+    so in one warning that names the file, the line and the problem."""
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, RecursionError) as err:
-        return DEFAULT_PROGRAM_TIMEOUT_S, [f"{fallback}: {_one_line(str(err))}"]
-    graders = config.get("graders") if isinstance(config, dict) else None
-    timeout = graders.get("programTimeout") if isinstance(graders, dict) else None
-    if timeout is None:
+        root = _load_optional_yaml(path, what="project config", shape=PROJECT_CONFIG)
+    except InputError as err:
+        fallback = (
+            f"; ignored, using waza's defaults ({DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
+        )
+        return DEFAULT_PROGRAM_TIMEOUT_S, [LoadWarning(err.message + fallback, err.location)]
+    timeout_node = _child(_child(root, "graders") or root, "programTimeout") if root else None
+    if timeout_node is None or _is_null(timeout_node):
         return DEFAULT_PROGRAM_TIMEOUT_S, []
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1:
-        return DEFAULT_PROGRAM_TIMEOUT_S, [f"{fallback}: graders.programTimeout must be >= 1"]
+    timeout = int(_construct(path, timeout_node))  # an int (or integral float), per the shape
+    if timeout < 1:
+        problem = f"graders.programTimeout must be >= 1; using {DEFAULT_PROGRAM_TIMEOUT_S} s"
+        return DEFAULT_PROGRAM_TIMEOUT_S, [LoadWarning(problem, _at(path, timeout_node))]
     return timeout, []
 
 
-def _task_files(eval_path: Path, root: yaml.Node, warnings: list[str]) -> Iterator[Path]:
+def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -> Iterator[Path]:
     entries = _child(root, "tasks")
     if entries is None:
         return
@@ -155,7 +183,9 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[str]) -> Iterat
             if Path(m).is_file()
         ]
         if not matches:
-            warnings.append(f"{_at(eval_path, entry)}: tasks glob {entry.value!r} matched no file")
+            warnings.append(
+                LoadWarning(f"tasks glob {entry.value!r} matched no file", _at(eval_path, entry))
+            )
         for match in matches:
             if match.resolve() not in seen:  # two globs naming one file load it once
                 seen.add(match.resolve())
@@ -163,7 +193,7 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[str]) -> Iterat
 
 
 def _load_task(task_path: Path, global_graders: tuple[GraderSpec, ...]) -> TaskSpec | None:
-    root = _load_yaml(task_path, what="task file")
+    root = _load_yaml(task_path, what="task file", shape=TASK_FILE)
     if not _enabled(task_path, _child(root, "enabled")):
         return None
     id_node = _child(root, "id")
@@ -303,7 +333,15 @@ def _valid_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _load_yaml(path: Path, *, what: str) -> yaml.MappingNode:
+def _load_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingNode:
+    root = _load_optional_yaml(path, what=what, shape=shape)
+    if root is None:
+        raise InputError(f"{what} is empty", Location(str(path)))
+    return root
+
+
+def _load_optional_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingNode | None:
+    """The document's root mapping checked against `shape`; None for an empty document."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -319,11 +357,23 @@ def _load_yaml(path: Path, *, what: str) -> yaml.MappingNode:
     except RecursionError:
         raise InputError("invalid YAML: nested too deeply", Location(str(path))) from None
     if root is None:
-        raise InputError(f"{what} is empty", Location(str(path)))
+        return None
     if not isinstance(root, yaml.MappingNode):
         raise InputError(f"a {what} must be a YAML mapping", _at(path, root))
-    _refuse_duplicate_keys(path, root)
+    try:
+        check_aliases(root)
+        _refuse_duplicate_keys(path, root)
+        check_shape(root, shape)
+    except ShapeError as err:
+        raise InputError(f"invalid {what}: {err.message}", _at(path, err.node)) from None
     return root
+
+
+def _check_schema_version(path: Path, node: yaml.Node | None) -> None:
+    version = _text(path, node, "schemaVersion")
+    problem = schema_version_problem(version)
+    if problem is not None:
+        raise InputError(problem, _at(path, node) if node is not None else Location(str(path)))
 
 
 def _refuse_duplicate_keys(path: Path, root: yaml.Node) -> None:

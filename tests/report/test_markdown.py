@@ -448,3 +448,22 @@ def test_fit_lines_closes_what_it_cuts_open() -> None:
     assert dropped == 7
     kept, dropped = markdown._fit_lines(lines, 10_000)
     assert kept == lines and dropped == 0
+
+
+def test_report_notes_follow_the_verdict_they_belong_to() -> None:
+    # What waza-ci knows beyond waza's `details` keys (a timeout's limit, output cut to the
+    # cap) is shown in its own report, under the failing verdict.
+    timed_out = replace(
+        factories.verdict("slow", error="Program exited with error: signal: killed"),
+        notes=("timed out after 30 s", "stdout: kept the first 10 bytes; 5 more were discarded"),
+    )
+    summary = GradeSummary(
+        eval_name="e",
+        eval_path="e.yaml",
+        results_names=("results.json",),
+        tasks=(factories.task("t", factories.run(1, timed_out)),),
+    )
+    report = render_markdown(summary)
+    assert "<p><i>timed out after 30 s</i></p>" in report
+    assert "<p><i>stdout: kept the first 10 bytes; 5 more were discarded</i></p>" in report
+    assert report.index("signal: killed") < report.index("timed out after 30 s")

@@ -94,6 +94,12 @@ def load_event(path: str | None) -> Mapping[str, Any]:
         raise InputError(
             f"the event file is not valid JSON: {exc.msg}", Location(path, exc.lineno)
         ) from exc
+    except RecursionError:
+        raise InputError(
+            "the event file is not valid JSON: nested too deeply", Location(path)
+        ) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise InputError(f"the event file is not valid JSON: {exc}", Location(path)) from None
     if not isinstance(payload, dict):
         raise InputError("the event file does not hold a JSON object", Location(path))
     return payload

@@ -408,6 +408,7 @@ def _verdict_lines(run: RunGrade, verdict: Verdict, cap: int | None) -> list[str
         lines += [*_pre(verdict.feedback, cap), ""]
     else:
         lines += ["<p><i>No feedback.</i></p>", ""]
+    lines += [line for note in verdict.notes for line in (f"<p><i>{escape_html(note)}</i></p>", "")]
     return lines
 
 

@@ -18,12 +18,15 @@ def render_text(summary: GradeSummary) -> str:
             if run.error_msg:
                 lines.append(f"  {task.key} run {run.run_number}: errored: {_line(run.error_msg)}")
             for verdict_ in run.verdicts:
+                notes = "; ".join(verdict_.notes)
                 if verdict_.passed:
+                    if notes:  # e.g. output cut to the cap: worth a line even when it passed
+                        lines.append(f"  {task.key} run {run.run_number} {verdict_.name}: {notes}")
                     continue
                 kept = "" if verdict_.regraded else " (kept)"
                 lines.append(
                     f"  {task.key} run {run.run_number} {verdict_.name}{kept}: "
-                    f"{_line(verdict_.feedback)}"
+                    f"{_line(verdict_.feedback)}{f' ({notes})' if notes else ''}"
                 )
     for skipped in summary.skipped:
         lines.append(f"  skipped {skipped.results_name}:{skipped.test_id}: {skipped.reason}")
