@@ -20,7 +20,7 @@ import stat
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 CONTEXT_FILE_NAME = "context.json"
@@ -117,29 +117,38 @@ def wait_for_closes() -> None:
 
 
 class _BackgroundCloser:
-    """Closes removed context files' descriptors on one thread of its own.
+    """Closes removed context files' descriptors on threads of its own.
 
     Closing the last descriptor of a deleted file is when the file system frees it, and on a
     busy ext4 disk that takes milliseconds, longer than starting a small grader. By then the
     entries are gone and nothing depends on the timing, so grading threads go on to their next
-    grader meanwhile. Its thread is not a daemon: the interpreter waits for it before exiting.
+    grader meanwhile. A few threads, because the file system can free several files at once.
+    They are not daemons: the interpreter waits for them before exiting.
     """
+
+    _THREADS = 4
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
+        self._pending: set[Future[None]] = set()
 
     def close_later(self, context: PrivateContextFile) -> None:
         with self._lock:
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="waza-ci-close")
-            self._executor.submit(context.release)
+                self._executor = ThreadPoolExecutor(self._THREADS, "waza-ci-close")
+            future = self._executor.submit(context.release)
+            self._pending.add(future)
+        future.add_done_callback(self._done)
+
+    def _done(self, future: Future[None]) -> None:
+        with self._lock:
+            self._pending.discard(future)
 
     def wait(self) -> None:
         with self._lock:
-            executor = self._executor
-        if executor is not None:
-            executor.submit(lambda: None).result()  # one worker, first in first out
+            pending = list(self._pending)
+        wait(pending)
 
 
 _closer = _BackgroundCloser()
