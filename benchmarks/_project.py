@@ -198,3 +198,21 @@ def interleaved(
     a.sort(key=lambda m: m.seconds)
     b.sort(key=lambda m: m.seconds)
     return a[len(a) // 2], b[len(b) // 2]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of `run_all.py`'s table: a figure, its same-run baseline, the ratio, the goal."""
+
+    figure: str
+    value: str
+    baseline: str
+    ratio: float
+    goal: str
+    met: bool | None
+    """None where the row is context for another row's goal."""
+
+
+def median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from _project import run_measured, true_grader, waza_ci, write_project
+from _project import Row, run_measured, true_grader, waza_ci, write_project
 
 TASKS, RUNS = 100, 4
 TRANSCRIPT_BYTES = 260_000
@@ -46,6 +46,24 @@ def measure(scale: float = 1.0) -> MemoryFigures:
             [sys.executable, "-c", "import json; json.load(open('results.json'))"], root
         )
     return MemoryFigures(size, graded.peak_rss_bytes, loaded.peak_rss_bytes, graded.seconds)
+
+
+GOAL = 2.5
+
+
+def rows(scale: float) -> list[Row]:
+    figures = measure(scale)
+    ratio = figures.waza_ci_peak / figures.file_bytes
+    return [
+        Row(
+            f"peak RSS grading a {figures.file_bytes / 1e6:.0f} MB file",
+            f"{figures.waza_ci_peak / 1e6:.0f} MB = {ratio:.2f}x file",
+            f"json.load {figures.json_load_peak / figures.file_bytes:.2f}x file",
+            figures.waza_ci_peak / figures.json_load_peak,
+            "<= 2.5x file",
+            ratio <= GOAL,
+        )
+    ]
 
 
 def main() -> None:

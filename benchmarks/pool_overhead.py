@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from _project import (
+    Row,
     bare_pool,
     interleaved,
     python_grader,
@@ -24,6 +25,7 @@ from _project import (
 
 TASKS, RUNS, JOBS = 250, 2, 2
 TRANSCRIPT_BYTES = 64 * 1024
+GOAL = 1.05
 
 
 def measure(repeats: int, grader_kind: str = "python") -> tuple[float, float]:
@@ -39,6 +41,20 @@ def measure(repeats: int, grader_kind: str = "python") -> tuple[float, float]:
             repeats, waza_ci(args, "--jobs", str(JOBS)), bare_pool(graders, JOBS), root
         )
     return harness.seconds, bare.seconds
+
+
+def rows(repeats: int, grader_kind: str) -> list[Row]:
+    harness, bare = measure(repeats, grader_kind)
+    return [
+        Row(
+            f"overhead: 1,000 executions ({grader_kind} grader)",
+            f"{harness:.2f} s",
+            f"bare pool {bare:.2f} s",
+            harness / bare,
+            "<= 1.05x",
+            harness / bare <= GOAL,
+        )
+    ]
 
 
 def main() -> None:
