@@ -7,10 +7,9 @@
 # Base image: the tag is deliberately not pinned by digest here. This project's CI
 # has no container registry and builds a local stand-in tagged python:3.12-slim; a
 # "python:3.12-slim@sha256:..." reference would never resolve to that stand-in and
-# the build would fail. A release build (a tagged v1.x) should instead pin
-# FROM python:3.12-slim@sha256:<digest of the current official image> in both
-# stages, let a dependency bot bump it, or better publish a prebuilt image and
-# point action.yml's runs.image at docker://<registry>/<image>@sha256:<digest>.
+# the build would fail. Releases do not build on users' runners at all:
+# .github/workflows/release.yml pushes a prebuilt multi-arch image on a version tag
+# and points that tag's action.yml at it (docker://ghcr.io/<owner>/waza-ci:<version>).
 
 # Stage 1: build the waza-ci wheel with a hash-pinned build backend, so the
 # final image gets neither setuptools nor build leftovers.
