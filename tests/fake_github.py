@@ -810,6 +810,55 @@ else:
 # --- script mode --------------------------------------------------------------------------------
 
 
+class SilentServer:
+    """A loopback TCP server that accepts every connection and never answers a byte, or (with
+    `trickle_s`) sends a status line and headers and then one body byte every `trickle_s`
+    seconds, forever: an API that hangs. `url` is its address; `connections` counts accepts."""
+
+    def __init__(self, trickle_s: float | None = None) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._trickle_s = trickle_s
+        self._stop = threading.Event()
+        self._held: list[socket.socket] = []
+        self.connections = 0
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def __enter__(self) -> SilentServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._listener.close()
+        for held in self._held:
+            held.close()
+        self._thread.join(timeout=5)
+
+    def _serve(self) -> None:
+        self._listener.settimeout(0.05)
+        while not self._stop.is_set():
+            try:
+                connection, _address = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            self._held.append(connection)  # kept open, never answered
+            if self._trickle_s is not None:
+                threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
+
+    def _trickle(self, connection: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            connection.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000000\r\n\r\n"
+            )
+            while not self._stop.wait(self._trickle_s):
+                connection.sendall(b" ")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the fake GitHub API until SIGTERM/SIGINT.")
     parser.add_argument("--host", default="127.0.0.1")

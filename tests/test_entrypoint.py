@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DEMO, FAST_PATH, ROOT, Project, make_results, make_run
-from tests.fake_github import FakeGitHub, Fault, assert_bodies_match_openapi
+from tests.fake_github import FakeGitHub, Fault, SilentServer, assert_bodies_match_openapi
 from tests.runner_files import parse_command, parse_github_output
 
 TOKEN = "ghs_FAKE0token0for0tests0only0123456789"
@@ -499,3 +500,30 @@ def test_a_partly_published_check_run_is_still_reported(
     assert any("only 50 of 60 annotations" in w for w in warnings)
     errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 10, "exactly the 10 annotations the check run is missing"
+
+
+def test_a_silent_api_costs_at_most_api_timeout_and_keeps_the_verdict(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    with SilentServer() as silent:
+        started = time.monotonic()
+        result = runner.run({**DEMO_INPUTS, "api-timeout": "2"}, env={"GITHUB_API_URL": silent.url})
+        elapsed = time.monotonic() - started
+    assert result.code == 0, result.log
+    assert elapsed < 15, elapsed  # grading + 2 s, not minutes of retries
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 1 and "api-timeout" in warnings[0], warnings
+    assert result.outputs["passed"] == "true" and result.outputs["check-run-id"] == ""
+    assert "write-changelog" in result.summary
+    assert "Traceback" not in result.log
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "1e9", "soon"])
+def test_a_bad_api_timeout_is_an_input_error(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path, value: str
+) -> None:
+    result = Runner(tmp_path, fake, demo_workspace).run({**DEMO_INPUTS, "api-timeout": value})
+    assert result.code == 2, result.log
+    assert "::error" in result.stdout and "api-timeout" in result.stdout
+    assert fake.requests == []

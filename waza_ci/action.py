@@ -38,6 +38,7 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
+from waza_ci.report._text import for_log  # re only: cheap
 from waza_ci.shard import Shard, parse_shard
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "mode": "grade",
     "shard": "",
     "shard-weights": "",
+    "api-timeout": "60",
 }
 MODES = ("grade", "merge")
 
@@ -88,6 +90,7 @@ class ActionSettings:
     check_run: bool
     job_summary: bool
     commit: str | None
+    api_timeout_s: float = 60.0
     token: str | None = field(default=None, repr=False)
     merge: bool = False
     """`mode: merge`: `results` are the partial files of a sharded grading."""
@@ -125,6 +128,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         check_run=_boolean("check-run", get("check-run")),
         job_summary=_boolean("job-summary", get("job-summary")),
         commit=get("commit") or None,
+        api_timeout_s=_seconds("api-timeout", get("api-timeout")),
         token=input_value(env, "github-token"),
         merge=merge,
         shard=parse_shard(get("shard"), "input `shard`") if get("shard") else None,
@@ -146,6 +150,13 @@ def _jobs(value: str) -> int | None:
     if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits only
         raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
     return int(value)
+
+
+def _seconds(name: str, value: str) -> float:
+    # Plain decimal seconds only: "inf", "nan" or "1e9" would make the deadline meaningless.
+    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,3})?", value) or float(value) <= 0:
+        raise InputError(f"input `{name}` must be a number of seconds above 0, not {value!r}")
+    return float(value)
 
 
 def _choice(name: str, value: str, choices: type[FailOn]) -> FailOn:
@@ -204,7 +215,7 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
 
 def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
     def progress(line: str) -> None:
-        stdout.write(f"waza-ci: {line}\n")
+        stdout.write(f"waza-ci: {for_log(line)}\n")
         stdout.flush()
 
     return GradeRequest(
@@ -334,8 +345,8 @@ def _publish(
         CheckRunRequest,
         CheckRunResult,
         ChecksUnavailable,
-        GitHubError,
     )
+    from waza_ci.github.http import GitHubError, GitHubHttp  # noqa: PLC0415
     from waza_ci.report.annotations import build_annotations  # noqa: PLC0415
     from waza_ci.report.markdown import check_title, render_check_summary  # noqa: PLC0415
 
@@ -355,31 +366,33 @@ def _publish(
         details_url=_run_url(runner),
     )
     try:
-        with CheckRunClient(
+        # One session, one deadline (`api-timeout`) for all of the step's GitHub work.
+        http = GitHubHttp(
             runner.api_url,
-            runner.repository,
             settings.token,
-            notify=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
-        ) as client:
+            deadline_s=settings.api_timeout_s,
+            notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
+        )
+        with CheckRunClient(http, runner.repository) as client:
             return client.publish(request)
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
-    except GitHubError as err:
-        if err.check_run_id is None:
+    except GitHubError as err:  # DeadlineExceeded included: one warning, the verdict stands
+        if err.resource_id is None:
             commands.warning(f"the check run could not be posted: {err}")
         else:
             # The run exists with part of its annotations: say so, point at it, and put
             # only the annotations it is missing into the log.
             commands.warning(
-                f"check run {err.check_run_id} was posted, but only {err.annotations_sent} of "
+                f"check run {err.resource_id} was posted, but only {err.items_sent} of "
                 f"{len(annotations)} annotations reached it: {err}"
             )
-            _log_annotations(commands, annotations[err.annotations_sent :])
+            _log_annotations(commands, annotations[err.items_sent :])
             return CheckRunResult(
-                id=err.check_run_id,
-                html_url=err.html_url or "",
+                id=err.resource_id,
+                html_url=err.resource_url or "",
                 requests_made=0,
-                annotations_sent=err.annotations_sent,
+                annotations_sent=err.items_sent,
             )
     except ValueError as err:  # a malformed GITHUB_REPOSITORY or API URL
         commands.warning(f"the check run could not be posted: {err}")

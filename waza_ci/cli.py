@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from waza_ci import __version__
 from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, InputError, WazaCiError
+from waza_ci.report._text import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.engine import GradeReport
@@ -26,7 +27,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors as one line (exit 2) like every other input error."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+        line = f"{self.prog}: error: {for_log(message)} (see `{self.prog} --help`)\n"
+        self.exit(EXIT_INPUT_ERROR, line)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with cancel_on_signals():
             return _grade(args)
     except WazaCiError as err:
-        print(f"waza-ci: error: {err}", file=sys.stderr)
+        print(f"waza-ci: error: {for_log(str(err))}", file=sys.stderr)
         return err.exit_code
 
 
@@ -191,9 +193,10 @@ def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> 
     from waza_ci.results import dump_json  # noqa: PLC0415
 
     for warning in report.warnings:
-        print(f"waza-ci: warning: {warning}", file=sys.stderr)
+        print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
     _write_outputs(plan, report)
-    sys.stdout.write(dump_json(report.summary.outcome_json()))
+    # Untrusted strings in the JSON must not break or start a log line either.
+    sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
     return report.summary.exit_code(args.fail_on)
 
@@ -220,7 +223,7 @@ def _stderr_progress() -> Progress:
 
     def progress(line: str) -> None:
         with lock:
-            print(f"waza-ci: {line}", file=sys.stderr, flush=True)
+            print(f"waza-ci: {for_log(line)}", file=sys.stderr, flush=True)
 
     return progress
 

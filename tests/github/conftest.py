@@ -59,11 +59,15 @@ def make_client(github: FakeGitHub, fake_time: FakeTime) -> Iterator[MakeClient]
         settings: dict[str, Any] = {
             "sleep": fake_time.sleep,
             "clock": fake_time.clock,
+            "monotonic": fake_time.clock,
+            "deadline_s": 3600,
             "write_interval_s": 0,
         }
         settings.update(options)
         api_url = settings.pop("api_url", github.url)
-        client = CheckRunClient(api_url, settings.pop("repository", REPOSITORY), TOKEN, **settings)
+        client = CheckRunClient.connect(
+            api_url, settings.pop("repository", REPOSITORY), TOKEN, **settings
+        )
         made.append(client)
         return client
 

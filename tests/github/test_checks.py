@@ -379,7 +379,7 @@ def test_an_unexplained_annotation_count_stops_the_publish(
     fake_time.on_sleep = someone_else_appends
     with pytest.raises(GitHubApiError, match="risk duplicates") as caught:
         client.publish(make_request(make_annotations(123)))
-    assert caught.value.check_run_id == github.check_runs[0]["id"]
+    assert caught.value.resource_id == github.check_runs[0]["id"]
     assert len(github.requests_for("PATCH")) == 2  # our one PATCH, plus the other writer's
 
 
@@ -476,7 +476,7 @@ def test_integration_refusal_means_checks_unavailable_without_retry(
     message = str(caught.value)
     assert "Resource not accessible by integration" in message
     assert "checks: write" in message and "workflow_run" in message
-    assert caught.value.status == 403 and caught.value.check_run_id is None
+    assert caught.value.status == 403 and caught.value.resource_id is None
     assert len(github.requests) == 1 and fake_time.sleeps == []
     assert github.check_runs == []
 
@@ -502,12 +502,12 @@ def test_a_404_on_patch_is_an_api_error(client: CheckRunClient, github: FakeGitH
     with pytest.raises(GitHubApiError) as caught:
         client.publish(make_request(make_annotations(60)))
     assert not isinstance(caught.value, ChecksUnavailable)
-    assert caught.value.check_run_id == github.check_runs[0]["id"]
+    assert caught.value.resource_id == github.check_runs[0]["id"]
 
 
 def test_bad_credentials_are_not_retried(github: FakeGitHub, fake_time: FakeTime) -> None:
     with (
-        CheckRunClient(
+        CheckRunClient.connect(
             github.url, REPOSITORY, "ghs_wrong", sleep=fake_time.sleep, write_interval_s=0
         ) as wrong,
         pytest.raises(GitHubApiError, match="Bad credentials") as caught,
@@ -528,7 +528,7 @@ def test_an_unreachable_api_fails_after_bounded_retries(fake_time: FakeTime) -> 
     with FakeGitHub() as gone:
         dead_url = gone.url  # a loopback port that was free a moment ago and is now closed
     with (
-        CheckRunClient(
+        CheckRunClient.connect(
             dead_url, REPOSITORY, TOKEN, sleep=fake_time.sleep, clock=fake_time.clock, max_retries=1
         ) as unreachable,
         pytest.raises(GitHubApiError, match="no complete response"),
@@ -552,7 +552,7 @@ def test_an_api_url_with_a_path_prefix_is_honoured(
     fake_time: FakeTime, trailing_slash: str
 ) -> None:
     with FakeGitHub(prefix="/api/v3", token=TOKEN) as ghes:
-        with CheckRunClient(
+        with CheckRunClient.connect(
             ghes.url + trailing_slash, REPOSITORY, TOKEN, sleep=fake_time.sleep, write_interval_s=0
         ) as client:
             client.publish(make_request(make_annotations(51)))
@@ -582,7 +582,7 @@ def test_the_token_never_shows_in_repr_or_errors(
 
 def test_a_token_with_whitespace_is_refused_without_echoing_it() -> None:
     with pytest.raises(ValueError) as caught:
-        CheckRunClient("https://api.github.com", REPOSITORY, TOKEN + "\n")
+        CheckRunClient.connect("https://api.github.com", REPOSITORY, TOKEN + "\n")
     assert TOKEN not in str(caught.value)
 
 
@@ -596,7 +596,7 @@ def test_a_token_with_whitespace_is_refused_without_echoing_it() -> None:
 )
 def test_bad_client_settings_are_refused(api_url: str, repository: str) -> None:
     with pytest.raises(ValueError):
-        CheckRunClient(api_url, repository, TOKEN)
+        CheckRunClient.connect(api_url, repository, TOKEN)
 
 
 # --- the fake from another process -------------------------------------------------------------
@@ -619,7 +619,7 @@ def test_the_fake_runs_as_a_script_and_is_driven_over_http(
         origin = f"http://127.0.0.1:{int(port_file.read_text())}"
         remote = RemoteFakeGitHub(origin)
         remote.add_fault(Fault.server_error("POST"))
-        with CheckRunClient(
+        with CheckRunClient.connect(
             origin + "/api/v3", REPOSITORY, TOKEN, sleep=fake_time.sleep, write_interval_s=0
         ) as client:
             client.publish(make_request(make_annotations(60)))

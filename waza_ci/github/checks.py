@@ -1,37 +1,45 @@
 """The Checks API client: one check run per publish, annotations in batches of 50, safe retries.
 
-This is the only module that speaks HTTP. GitHub's per-field limits are applied here, at the last
-moment, so callers can hand over texts of any size (numbers: github-actions-platform.md §6.1, §6.3).
+The HTTP itself (auth, retries, rate limits, the total deadline) is `github/http.py`'s; this
+module holds the check-run logic on top of it. GitHub's per-field limits are applied here, at the
+last moment, so callers can hand over texts of any size (numbers: github-actions-platform.md
+§6.1, §6.3).
 """
 
 from __future__ import annotations
 
-import email.utils
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
-import requests
-
-from waza_ci import __version__
+from waza_ci.github.http import (
+    AccessRefused,
+    DeadlineExceeded,
+    GitHubApiError,
+    GitHubError,
+    GitHubHttp,
+)
 from waza_ci.report.annotations import Annotation
 
-API_VERSION = "2022-11-28"
+__all__ = [
+    "CheckRunClient",
+    "CheckRunRequest",
+    "CheckRunResult",
+    "ChecksUnavailable",
+    "DeadlineExceeded",
+    "GitHubApiError",
+    "GitHubError",
+]
+
 MAX_ANNOTATIONS_PER_REQUEST = 50
 MAX_ANNOTATION_TITLE_CHARS = 255
 # GitHub documents "64 KB"; 64,000 bytes stays under it however KB is read.
 MAX_ANNOTATION_MESSAGE_BYTES = 64_000
 MAX_SUMMARY_BYTES = 65_535
-INTEGRATION_REFUSED = "Resource not accessible by integration"
 # How many pages of 100 runs to scan when looking for a run we may already have created.
 _LOOKUP_MAX_PAGES = 10
 _LOOKUP_PAGE_SIZE = 100
-# The floor for a secondary rate limit that names no wait (GitHub: "at least one minute").
-_SECONDARY_LIMIT_WAIT_S = 60.0
-# Never retry a rate-limited request sooner than this, even if the runner's clock runs ahead.
-_MIN_RATE_LIMIT_WAIT_S = 1.0
 
 Conclusion = Literal["success", "failure", "neutral"]
 
@@ -43,35 +51,8 @@ FIX_HINT = (
 )
 
 
-class GitHubError(Exception):
-    """Base of the failures this module reports; messages never contain the token."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        github_message: str | None = None,
-        check_run_id: int | None = None,
-        html_url: str | None = None,
-        annotations_sent: int = 0,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.github_message = github_message
-        # Set when a check run already exists (created, or adopted) before the failure:
-        # its id and address, and how many annotations it is known to hold.
-        self.check_run_id = check_run_id
-        self.html_url = html_url
-        self.annotations_sent = annotations_sent
-
-
-class ChecksUnavailable(GitHubError):
-    """The token may not write check runs here; fall back to workflow-command annotations."""
-
-
-class GitHubApiError(GitHubError):
-    """Any other API failure: a rejected request, exhausted retries, an unexpected reply."""
+# The token may not write check runs here: the caller falls back to workflow-command annotations.
+ChecksUnavailable = AccessRefused
 
 
 # --- GitHub's per-field limits -----------------------------------------------------------------
@@ -196,129 +177,44 @@ class CheckRunResult:
 # --- the client --------------------------------------------------------------------------------
 
 
-class _BearerAuth(requests.auth.AuthBase):
-    """Adds the token per request. An auth object (not a session header) also stops requests
-    from replacing it with ~/.netrc credentials, and it re-applies nothing across redirects."""
-
-    def __init__(self, token: str) -> None:
-        self._token = token
-
-    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers["Authorization"] = f"Bearer {self._token}"
-        return request
-
-    def __repr__(self) -> str:
-        return "_BearerAuth(token=<redacted>)"
-
-
-# How a failed attempt may be retried: not at all, after exponential backoff (transient), after
-# the growing wait for a secondary rate limit that names none, or after exactly `wait_s`.
-RetryKind = Literal["never", "backoff", "secondary", "exact"]
-
-
-@dataclass(frozen=True)
-class _Failure:
-    """One failed attempt, classified for the retry decision."""
-
-    status: int | None
-    message: str
-    github_message: str | None = None
-    retry: RetryKind = "never"
-    wait_s: float = 0.0
-    # The request may have been applied although no success came back (5xx, dropped connection).
-    uncertain: bool = False
-
-
-@dataclass(frozen=True)
-class _Reply:
-    data: dict[str, Any]
-    # True when the data came from a lookup after a request of unknown outcome.
-    reconciled: bool = False
-
-
-@dataclass
-class _PublishState:
-    """Counters for one publish: the retry budget is spent across all of its requests."""
-
-    requests_made: int = 0
-    waited_s: float = 0.0
-    backoffs: int = 0
-    secondary_waits: int = 0
-    last_write_at: float | None = None
-    check_run_id: int | None = None
-    html_url: str | None = None
-    annotations_sent: int = 0
-
-
 class CheckRunClient:
     """Creates one completed check run and appends its annotations, 50 per request.
 
-    Retried: 5xx, dropped connections and timeouts (backoff 1, 2, 4 … s), and rate limits
-    (retry-after, else x-ratelimit-reset, else 60 s doubling); at most `max_retries` re-sends per
-    request and `max_total_wait_s` of retry waits per publish (the `write_interval_s` pacing
-    between writes is not counted). Not retried: 400, 401, 404, 422 and a 403 that is not a rate
-    limit. A create or update whose outcome is unknown is looked up before it is sent again, so
-    a retry never leaves two runs or a batch of annotations twice.
+    Retries, rate limits and the deadline are the `GitHubHttp` session's. A create or update
+    whose outcome is unknown is looked up before it is sent again, so a retry never leaves two
+    runs or a batch of annotations twice. On failure the raised GitHubError carries what already
+    exists: `resource_id`/`resource_url` of the run and `items_sent` annotations.
     """
 
-    def __init__(
-        self,
-        api_url: str,
-        repository: str,
-        token: str,
-        *,
-        timeout_s: float = 30,
-        max_retries: int = 5,
-        max_total_wait_s: float = 300,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.time,
-        write_interval_s: float = 1.0,
-        notify: Callable[[str], None] | None = None,
-    ) -> None:
-        api_url = api_url.rstrip("/")
-        if urlsplit(api_url).scheme not in ("http", "https"):
-            raise ValueError(f"the API URL must be http(s): {api_url!r}")
+    def __init__(self, http: GitHubHttp, repository: str) -> None:
         owner, _, name = repository.partition("/")
         if not owner or not name or "/" in name:
             raise ValueError(f"the repository must be 'owner/name', got {repository!r}")
-        if not token or token != token.strip() or any(c in token for c in "\r\n\t "):
-            # Deliberately no detail: the message must not echo the token.
-            raise ValueError("the token is empty or contains whitespace")
-        self._api_url = api_url
+        self._http = http
         self._repository = repository
         self._repo_path = f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
-        self._token = token
-        self._timeout_s = timeout_s
-        self._max_retries = max_retries
-        self._max_total_wait_s = max_total_wait_s
-        self._sleep = sleep
-        self._clock = clock
-        self._write_interval_s = write_interval_s
-        self._notify_sink = notify
-        self._session = requests.Session()
-        self._session.auth = _BearerAuth(token)
-        self._session.headers.update(
-            {
-                "Accept": "application/vnd.github+json",
-                "X-GitHub-Api-Version": API_VERSION,
-                "User-Agent": f"waza-ci/{__version__}",
-            }
-        )
-        self._state = _PublishState()
+        self._run_id: int | None = None
+        self._html_url: str | None = None
+        self._annotations_sent = 0
+        self._adopted = False
+
+    @classmethod
+    def connect(
+        cls, api_url: str, repository: str, token: str, **http_options: Any
+    ) -> CheckRunClient:
+        """A client on its own `GitHubHttp` session (options: see GitHubHttp)."""
+        http = GitHubHttp(api_url, token, **http_options)
+        try:
+            return cls(http, repository)
+        except ValueError:
+            http.close()
+            raise
 
     def __repr__(self) -> str:
-        return f"CheckRunClient(api_url={self._api_url!r}, repository={self._repository!r})"
+        return f"CheckRunClient(http={self._http!r}, repository={self._repository!r})"
 
     def close(self) -> None:
-        self._session.close()
-
-    def _notify(self, message: str) -> None:
-        """Progress worth a log line (retries, adoption): one line, the token redacted.
-
-        The text holds GitHub's own message, which is not ours: the sink must treat it as
-        untrusted (the action echoes it inside a stop-commands fence)."""
-        if self._notify_sink is not None:
-            self._notify_sink(" ".join(self._redact(message).split()))
+        self._http.close()
 
     def __enter__(self) -> CheckRunClient:
         return self
@@ -331,33 +227,56 @@ class CheckRunClient:
     def publish(self, request: CheckRunRequest) -> CheckRunResult:
         """Create the check run (completed) with the first 50 annotations, then PATCH the rest.
 
-        Raises ChecksUnavailable when the token may not write checks, GitHubApiError otherwise.
+        Raises ChecksUnavailable when the token may not write checks, DeadlineExceeded when the
+        session's deadline passed, GitHubApiError otherwise.
         """
-        self._state = _PublishState()
+        self._run_id, self._html_url, self._annotations_sent = None, None, 0
+        self._adopted = False
+        requests_before = self._http.requests_made
+        try:
+            run_id, html_url, annotations_sent = self._publish(request)
+        except AccessRefused as err:
+            refused = ChecksUnavailable(
+                f"{err} {FIX_HINT}", status=err.status, github_message=err.github_message
+            )
+            raise self._with_progress(refused) from err
+        except GitHubError as err:
+            self._with_progress(err)
+            raise
+        return CheckRunResult(
+            id=run_id,
+            html_url=html_url,
+            requests_made=self._http.requests_made - requests_before,
+            annotations_sent=annotations_sent,
+            adopted=self._adopted,
+        )
+
+    def _with_progress(self, err: GitHubError) -> GitHubError:
+        """`err` carrying what exists already: the run (if created) and its annotation count."""
+        err.resource_id, err.resource_url = self._run_id, self._html_url
+        err.items_sent = self._annotations_sent
+        return err
+
+    def _publish(self, request: CheckRunRequest) -> tuple[int, str, int]:
+        """The run's id and address, and how many annotations it holds."""
         annotations = [annotation_body(a) for a in request.annotations]
         title = request.title or request.name
         summary = cut_summary(request.summary)
         first = annotations[:MAX_ANNOTATIONS_PER_REQUEST]
-        reply = self._create(request, title, summary, first)
-        run_id, html_url = _run_identity(reply.data)
-        self._state.check_run_id, self._state.html_url = run_id, html_url
-        confirmed = self._confirmed_after_create(reply, len(first))
-        self._state.annotations_sent = confirmed
+        created = self._create(request, title, summary, first)
+        run_id, html_url = _run_identity(created)
+        self._run_id, self._html_url = run_id, html_url
+        confirmed = self._confirmed_after_create(created, len(first))
+        self._annotations_sent = confirmed
         while confirmed < len(annotations):
             batch = annotations[confirmed : confirmed + MAX_ANNOTATIONS_PER_REQUEST]
             confirmed = self._append(run_id, title, summary, batch, confirmed)
-            self._state.annotations_sent = confirmed
-        return CheckRunResult(
-            id=run_id,
-            html_url=html_url,
-            requests_made=self._state.requests_made,
-            annotations_sent=len(annotations),
-            adopted=reply.reconciled,
-        )
+            self._annotations_sent = confirmed
+        return run_id, html_url, len(annotations)
 
     def _create(
         self, request: CheckRunRequest, title: str, summary: str, first: list[dict[str, Any]]
-    ) -> _Reply:
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "name": request.name,
             "head_sha": request.head_sha,
@@ -368,13 +287,22 @@ class CheckRunClient:
         }
         if request.details_url:
             body["details_url"] = request.details_url
-        return self._call(
+        path = f"{self._repo_path}/check-runs"
+        # On create, any non-rate-limit 403 or a 404 means this token cannot write checks to
+        # this repository; later, only GitHub's explicit refusal does (a 404 is a real error).
+        data = self._http.request(
             "POST",
-            f"{self._repo_path}/check-runs",
-            body=body,
+            path,
+            json=body,
             reconcile=lambda: self._find_created_run(request),
-            refusal_is_unavailable=True,
+            refused_statuses=(403, 404),
         )
+        return self._object(data, "POST", path)
+
+    def _object(self, data: Any, method: str, path: str) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise self._http.error(f"{method} {path}: the answer is JSON that is not an object")
+        return data
 
     def _find_created_run(self, request: CheckRunRequest) -> dict[str, Any] | None:
         """The run a create of unknown outcome made, found by our external_id, or None.
@@ -392,34 +320,36 @@ class CheckRunClient:
                 "per_page": str(_LOOKUP_PAGE_SIZE),
                 "page": str(page),
             }
-            runs = self._call("GET", path, params=params).data.get("check_runs")
+            runs = self._object(self._http.request("GET", path, params=params), "GET", path).get(
+                "check_runs"
+            )
             if not isinstance(runs, list):
-                raise self._api_error("the check-run list has no check_runs array", None)
+                raise self._http.error("the check-run list has no check_runs array")
             for run in runs:
                 if isinstance(run, dict) and _is_our_create(run, request):
-                    self._notify(
+                    self._http.notify(
                         "found the check run created by the unanswered request; reusing it"
                     )
+                    self._adopted = True
                     return run
             if len(runs) < _LOOKUP_PAGE_SIZE:
                 break
         return None
 
-    def _confirmed_after_create(self, reply: _Reply, first_size: int) -> int:
+    def _confirmed_after_create(self, created: dict[str, Any], first_size: int) -> int:
         """How many annotations the new run holds; for an adopted run, ask GitHub's count.
 
         A create is atomic, so a run it made holds exactly the first batch; anything else is
         not ours (or cannot be reconciled safely).
         """
-        if not reply.reconciled:
+        if not self._adopted:
             return first_size
-        count = _annotations_count(reply.data)
+        count = _annotations_count(created)
         if count == first_size:
             return count
-        raise self._api_error(
+        raise self._http.error(
             f"the existing check run holds {count} annotations, expected {first_size}; "
-            "stopped rather than risk duplicates",
-            None,
+            "stopped rather than risk duplicates"
         )
 
     def _append(
@@ -434,10 +364,10 @@ class CheckRunClient:
         expected = confirmed + len(batch)
         path = f"{self._repo_path}/check-runs/{run_id}"
         body = {"output": {"title": title, "summary": summary, "annotations": batch}}
-        self._call(
+        self._http.request(
             "PATCH",
             path,
-            body=body,
+            json=body,
             reconcile=lambda: self._patch_landed(path, confirmed, expected),
         )
         return expected
@@ -448,259 +378,16 @@ class CheckRunClient:
         Re-sending a PATCH that did land would append its annotations a second time, so the run's
         annotations_count decides. Any other count means someone else is writing to the run.
         """
-        run = self._call("GET", path).data
+        run = self._object(self._http.request("GET", path), "GET", path)
         count = _annotations_count(run)
         if count == expected:
             return run
         if count == before:
             return None
-        raise self._api_error(
+        raise self._http.error(
             f"the check run holds {count} annotations, expected {before} or {expected}; "
-            "stopped rather than risk duplicates",
-            None,
+            "stopped rather than risk duplicates"
         )
-
-    # --- one logical request, with retries -----------------------------------------------------
-
-    def _call(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: Mapping[str, Any] | None = None,
-        params: Mapping[str, str] | None = None,
-        reconcile: Callable[[], dict[str, Any] | None] | None = None,
-        refusal_is_unavailable: bool = False,
-    ) -> _Reply:
-        """Send until success, a final failure, or the retry budget runs out.
-
-        `reconcile` runs before re-sending a request whose outcome is unknown: it returns the
-        resource when the lost request did take effect (so it is not sent twice), else None.
-        """
-        attempt = 0
-        while True:
-            outcome = self._attempt(method, path, body, params)
-            if isinstance(outcome, _Reply):
-                return outcome
-            if outcome.retry == "never":
-                raise self._final_error(method, path, outcome, refusal_is_unavailable)
-            if attempt >= self._max_retries:
-                unknown = (
-                    "; whether the last attempt took effect is unknown" if outcome.uncertain else ""
-                )
-                raise self._api_error(
-                    f"{method} {path}: {outcome.message}; gave up after {attempt + 1} attempts"
-                    + unknown,
-                    outcome,
-                )
-            self._wait_before_retry(method, path, outcome)
-            attempt += 1
-            if outcome.uncertain and reconcile is not None:
-                found = reconcile()
-                if found is not None:
-                    return _Reply(found, reconciled=True)
-
-    def _attempt(
-        self,
-        method: str,
-        path: str,
-        body: Mapping[str, Any] | None,
-        params: Mapping[str, str] | None,
-    ) -> _Reply | _Failure:
-        """One HTTP exchange: the decoded JSON object on 2xx, else the classified failure."""
-        mutating = method != "GET"
-        if mutating:
-            self._pace_write()
-        self._state.requests_made += 1
-        try:
-            response = self._session.request(
-                method, self._api_url + path, json=body, params=params, timeout=self._timeout_s
-            )
-        except requests.exceptions.SSLError as exc:
-            # A certificate problem will not fix itself; retrying would only delay the error.
-            return _Failure(None, f"TLS error: {exc}")
-        except requests.exceptions.ConnectTimeout:
-            # The connection never opened, so nothing reached GitHub: safe to re-send as is.
-            return _Failure(None, "connection timed out", retry="backoff")
-        except (
-            requests.exceptions.ConnectionError,
-            requests.exceptions.Timeout,
-            requests.exceptions.ChunkedEncodingError,
-        ) as exc:
-            return _Failure(
-                None,
-                f"no complete response ({type(exc).__name__})",
-                retry="backoff",
-                uncertain=mutating,
-            )
-        except requests.exceptions.RequestException as exc:
-            return _Failure(None, f"request failed: {exc}")
-        finally:
-            if mutating:
-                self._state.last_write_at = self._clock()
-        if 200 <= response.status_code < 300:
-            return _Reply(self._decode(method, path, response))
-        return self._classify(response, mutating)
-
-    def _decode(self, method: str, path: str, response: requests.Response) -> dict[str, Any]:
-        try:
-            data = response.json()
-        except ValueError as exc:
-            raise self._api_error(
-                f"{method} {path}: HTTP {response.status_code} with a body that is not JSON", None
-            ) from exc
-        if not isinstance(data, dict):
-            raise self._api_error(
-                f"{method} {path}: HTTP {response.status_code} with JSON that is not an object",
-                None,
-            )
-        return data
-
-    def _classify(self, response: requests.Response, mutating: bool) -> _Failure:
-        """Decide whether a non-2xx response is retried, and after how long."""
-        status = response.status_code
-        github_message = _github_message(response)
-        message = f"HTTP {status}" + (f": {github_message}" if github_message else "")
-        if status in (403, 429):
-            return self._rate_limit_failure(response, message, github_message)
-        if status >= 500:
-            # The server may have applied the request before failing: outcome unknown.
-            return _Failure(status, message, github_message, retry="backoff", uncertain=mutating)
-        return _Failure(status, message, github_message)
-
-    def _rate_limit_failure(
-        self, response: requests.Response, message: str, github_message: str | None
-    ) -> _Failure:
-        """GitHub's documented order: retry-after, then x-ratelimit-reset, then >= 60 s.
-
-        A rate-limited request was refused before being applied, so it is never "uncertain".
-        """
-        status = response.status_code
-
-        def exact(wait_s: float) -> _Failure:
-            # Never sooner than a second, in case the runner's clock runs ahead of GitHub's.
-            wait_s = max(wait_s, _MIN_RATE_LIMIT_WAIT_S)
-            return _Failure(status, message, github_message, retry="exact", wait_s=wait_s)
-
-        retry_after = _parse_retry_after(response.headers.get("retry-after"), self._clock())
-        if retry_after is not None:
-            return exact(retry_after)
-        reset = _parse_float(response.headers.get("x-ratelimit-reset"))
-        if response.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
-            return exact(reset - self._clock())
-        if status == 429 or "rate limit" in (github_message or "").lower():
-            return _Failure(status, message, github_message, retry="secondary")
-        # A bare 403 is a permission problem: retrying cannot help.
-        return _Failure(status, message, github_message)
-
-    def _wait_before_retry(self, method: str, path: str, failure: _Failure) -> None:
-        """Sleep before the next attempt, keeping the publish's total wait within budget."""
-        state = self._state
-        if failure.retry == "backoff":
-            # 1, 2, 4, 8 … seconds across the publish's transient failures.
-            wait = float(2**state.backoffs)
-            state.backoffs += 1
-        elif failure.retry == "secondary":
-            # At least a minute, then doubling, as GitHub asks when it names no wait.
-            wait = _SECONDARY_LIMIT_WAIT_S * 2**state.secondary_waits
-            state.secondary_waits += 1
-        else:
-            wait = failure.wait_s
-        if state.waited_s + wait > self._max_total_wait_s:
-            raise self._api_error(
-                f"{method} {path}: {failure.message}; giving up: waiting {wait:g} s more would "
-                f"exceed the retry budget of {self._max_total_wait_s:g} s",
-                failure,
-            )
-        self._notify(f"{method} {path}: {failure.message}; retrying in {wait:g} s")
-        state.waited_s += wait
-        self._sleep(wait)
-
-    def _pace_write(self) -> None:
-        """GitHub asks integrations to leave about a second between mutating requests."""
-        last = self._state.last_write_at
-        if self._write_interval_s <= 0 or last is None:
-            return
-        remaining = self._write_interval_s - (self._clock() - last)
-        if remaining > 0:
-            self._sleep(remaining)
-
-    # --- errors --------------------------------------------------------------------------------
-
-    def _redact(self, text: str) -> str:
-        # Defence in depth: no error text may carry the token, even if a server echoed it.
-        return text.replace(self._token, "<redacted>")
-
-    def _error_fields(self, failure: _Failure | None) -> dict[str, Any]:
-        github_message = failure.github_message if failure else None
-        return {
-            "status": failure.status if failure else None,
-            "github_message": self._redact(github_message) if github_message else None,
-            "check_run_id": self._state.check_run_id,
-            "html_url": self._state.html_url,
-            "annotations_sent": self._state.annotations_sent,
-        }
-
-    def _api_error(self, message: str, failure: _Failure | None) -> GitHubApiError:
-        return GitHubApiError(self._redact(message), **self._error_fields(failure))
-
-    def _final_error(
-        self, method: str, path: str, failure: _Failure, refusal_is_unavailable: bool
-    ) -> GitHubError:
-        """The exception for a failure that is not retried.
-
-        On create, any non-rate-limit 403 or a 404 means this token cannot write checks to this
-        repository; later, only GitHub's explicit refusal does (a 404 then is a real error).
-        """
-        refused = failure.status == 403 and INTEGRATION_REFUSED in (failure.github_message or "")
-        if refused or (refusal_is_unavailable and failure.status in (403, 404)):
-            return ChecksUnavailable(
-                self._redact(f"{method} {path}: {failure.message}. {FIX_HINT}"),
-                **self._error_fields(failure),
-            )
-        return self._api_error(f"{method} {path}: {failure.message}", failure)
-
-
-def _github_message(response: requests.Response) -> str | None:
-    """GitHub's error text: `message` plus any `errors` details, or None for a non-JSON body."""
-    try:
-        data = response.json()
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    message = str(data.get("message") or "").strip()
-    details = [
-        str(item.get("message") or item.get("code") or item)
-        if isinstance(item, dict)
-        else str(item)
-        for item in data.get("errors") or []
-    ]
-    if details:
-        message = f"{message} ({'; '.join(details)})" if message else "; ".join(details)
-    return message or None
-
-
-def _parse_float(value: str | None) -> float | None:
-    try:
-        return float(value) if value else None
-    except ValueError:
-        return None
-
-
-def _parse_retry_after(value: str | None, now: float) -> float | None:
-    """retry-after as seconds: either a number of seconds or an HTTP date."""
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - now, 0.0)
 
 
 def _is_our_create(run: Mapping[str, Any], request: CheckRunRequest) -> bool:

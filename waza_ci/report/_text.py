@@ -23,6 +23,15 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # (which can make displayed text read differently from what it is).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _WHITESPACE_RUN = re.compile(r"\s+")
+# What for_log escapes: every C0 control but tab, DEL, C1 controls, the line and paragraph
+# separators, bidi embeddings/overrides/isolates, and lone surrogates (not encodable as UTF-8).
+_LOG_UNSAFE = re.compile(
+    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_LOG_ESCAPES = {"\n": "\\n", "\r": "\\r"}
+# The same characters minus those json.dumps already escapes (C0): what may still sit raw
+# inside a JSON string.
+_JSON_LOG_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
@@ -37,6 +46,41 @@ def clean(text: str) -> str:
 def one_line(text: str) -> str:
     """`clean` text with every run of whitespace (newlines included) folded to one space."""
     return _WHITESPACE_RUN.sub(" ", clean(text)).strip()
+
+
+def _escape_for_log(match: re.Match[str]) -> str:
+    char = match.group(0)
+    if char in _LOG_ESCAPES:
+        return _LOG_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def for_log(text: str) -> str:
+    """`text` made safe for one line of a terminal or a GitHub Actions log.
+
+    Line breaks (CR, LF, U+2028/U+2029), other C0/C1 controls (so ANSI/ESC sequences), bidi
+    overrides and isolates, and lone surrogates are escaped visibly (`\\n`, `\\x1b`,
+    `\\u202e`), so the result is a single line whatever `text` holds. Its first `:` is escaped
+    as `\\x3a` when it would start the line with `::`, so it can never be read as a workflow
+    command even where it is printed at the beginning of a line. Tab is kept.
+    """
+    escaped = _LOG_UNSAFE.sub(_escape_for_log, text)
+    stripped = escaped.lstrip()
+    if stripped.startswith("::"):
+        lead = len(escaped) - len(stripped)
+        escaped = escaped[:lead] + "\\x3a" + escaped[lead + 1 :]
+    return escaped
+
+
+def json_for_log(serialized: str) -> str:
+    """Serialized JSON with the characters that `for_log` escapes written as `\\uXXXX`.
+
+    Those characters can only occur inside JSON strings, where the escape means the same
+    character, so the document keeps its values; json.dumps already escapes CR, LF and the
+    other C0 controls, so no string can break a line or start one with `::`.
+    """
+    return _JSON_LOG_UNSAFE.sub(lambda match: f"\\u{ord(match.group(0)):04x}", serialized)
 
 
 def neutralise_mentions(text: str) -> str:
