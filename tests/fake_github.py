@@ -1,4 +1,4 @@
-"""A fake GitHub REST API (check runs only) served over real HTTP on loopback.
+"""A fake GitHub REST API (check runs, issue comments) served over real HTTP on loopback.
 
 In-process, as a context manager or the `fake_github` pytest fixture:
 
@@ -415,8 +415,92 @@ class _State:
         }
 
 
+class _Comments:
+    """Issue (pull-request) comments: list with pages, create, update, delete."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.items: dict[int, JsonObject] = {}
+        self.next_id = 7_000_000_001
+
+    def add(self, owner: str, repo: str, issue: int, body: str, login: str) -> JsonObject:
+        comment_id, self.next_id = self.next_id, self.next_id + 1
+        now = _now()
+        comment = {
+            "id": comment_id,
+            "owner": owner,
+            "repo": repo,
+            "issue": issue,
+            "body": body,
+            "user": {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
+            "created_at": now,
+            "updated_at": now,
+        }
+        self.items[comment_id] = comment
+        return comment
+
+    def to_api(self, comment: Mapping[str, Any]) -> JsonObject:
+        owner, repo, issue = comment["owner"], comment["repo"], comment["issue"]
+        return {
+            "id": comment["id"],
+            "body": comment["body"],
+            "user": dict(comment["user"]),
+            "html_url": f"{self.server_url}/{owner}/{repo}/pull/{issue}#issuecomment-"
+            f"{comment['id']}",
+            "created_at": comment["created_at"],
+            "updated_at": comment["updated_at"],
+        }
+
+    def route(
+        self, name: str, args: Mapping[str, str], body: Any, query: Mapping[str, list[str]]
+    ) -> tuple[int, JsonObject | list[Any]]:
+        owner, repo = args["owner"], args["repo"]
+        if name == "comments-list":
+            return 200, self._page(owner, repo, int(args["issue"]), query)
+        problem = _comment_body_problem(body) if name != "comments-delete" else None
+        if problem:
+            return _error(422, problem)
+        if name == "comments-create":
+            created = self.add(owner, repo, int(args["issue"]), body["body"], COMMENT_BOT)
+            return 201, self.to_api(created)
+        comment = self.items.get(int(args["id"]))
+        if comment is None or (comment["owner"], comment["repo"]) != (owner, repo):
+            return _error(404, "Not Found")
+        if name == "comments-delete":
+            del self.items[comment["id"]]
+            return 204, cast(JsonObject, None)  # no body, as GitHub answers
+        comment["body"] = body["body"]
+        comment["updated_at"] = _now()
+        return 200, self.to_api(comment)
+
+    def _page(self, owner: str, repo: str, issue: int, query: Mapping[str, list[str]]) -> list[Any]:
+        per_page = min(int((query.get("per_page") or ["30"])[-1]), 100)
+        page = max(int((query.get("page") or ["1"])[-1]), 1)
+        found = [
+            c
+            for c in sorted(self.items.values(), key=lambda c: c["id"])
+            if (c["owner"], c["repo"], c["issue"]) == (owner, repo, issue)
+        ]
+        return [self.to_api(c) for c in found[(page - 1) * per_page : page * per_page]]
+
+
+def _comment_body_problem(body: Any) -> str | None:
+    if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+        return "Validation Failed"
+    if len(body["body"]) > COMMENT_MAX_CHARS:
+        return "Body is too long (maximum is 65536 characters)"
+    return None
+
+
+COMMENT_MAX_CHARS = 65_536
+COMMENT_BOT = "github-actions[bot]"
+
 _REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
+    ("GET", re.compile(_REPO + r"/issues/(?P<issue>\d+)/comments"), "comments-list"),
+    ("POST", re.compile(_REPO + r"/issues/(?P<issue>\d+)/comments"), "comments-create"),
+    ("PATCH", re.compile(_REPO + r"/issues/comments/(?P<id>\d+)"), "comments-update"),
+    ("DELETE", re.compile(_REPO + r"/issues/comments/(?P<id>\d+)"), "comments-delete"),
     ("POST", re.compile(_REPO + r"/check-runs"), "create"),
     ("GET", re.compile(_REPO + r"/check-runs/(?P<id>\d+)"), "get"),
     ("PATCH", re.compile(_REPO + r"/check-runs/(?P<id>\d+)"), "update"),
@@ -447,6 +531,7 @@ class FakeGitHub:
         self.token = token
         self._lock = threading.Lock()
         self._state = _State(server_url)
+        self._comments = _Comments(server_url)
         self._requests: list[RecordedRequest] = []
         self._faults: list[Fault] = []
         self._server: ThreadingHTTPServer | None = None
@@ -529,11 +614,29 @@ class FakeGitHub:
                 for run in self._state.runs.values()
             ]
 
+    @property
+    def comments(self) -> list[JsonObject]:
+        """Stored issue comments in creation order, as the API shows them plus `issue`."""
+        with self._lock:
+            return [
+                {**self._comments.to_api(c), "issue": c["issue"]}
+                for c in sorted(self._comments.items.values(), key=lambda c: c["id"])
+            ]
+
+    def add_comment(
+        self, issue: int, body: str, *, login: str = "someone", repository: str = "octo/repo"
+    ) -> int:
+        """Seed a comment (a human's, or an earlier run's); returns its id."""
+        owner, _, repo = repository.partition("/")
+        with self._lock:
+            return int(self._comments.add(owner, repo, issue, body, login)["id"])
+
     def reset(self) -> None:
         with self._lock:
             self._requests.clear()
             self._faults.clear()
             self._state = _State(self._state.server_url)
+            self._comments = _Comments(self._state.server_url)
 
     # request handling (called from handler threads)
 
@@ -564,6 +667,10 @@ class FakeGitHub:
             match = pattern.fullmatch(path)
             if method == request.method and match:
                 with self._lock:
+                    if name.startswith("comments-"):
+                        return self._comments.route(
+                            name, match.groupdict(), request.body, request.query
+                        )
                     return self._route(name, match.groupdict(), request)
         return _error(404, "Not Found")
 

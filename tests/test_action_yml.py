@@ -22,6 +22,12 @@ OUTPUTS = (
     "check-run-id",
     "check-run-url",
     "output-file",
+    "regressions",
+    "fixed",
+    "flaky",
+    "pass-rate",
+    "baseline-pass-rate",
+    "gate",
 )
 
 

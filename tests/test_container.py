@@ -448,3 +448,41 @@ def test_refused_check_run_falls_back_to_error_commands_with_the_same_verdict(
     assert result.outputs["passed"] == "false"
     assert result.outputs["check-run-id"] == ""
     assert_no_context_dir_left(result)
+
+
+def test_regression_gate_fails_on_a_new_failure_and_comments_on_the_pull_request(
+    runner: Runner, fake: FakeGitHub
+) -> None:
+    add_global_grader(runner, FAILING_GRADER, FAILING_SCRIPT)
+    runner.event(
+        "pull_request",
+        {
+            "number": 7,
+            "pull_request": {
+                "number": 7,
+                "head": {"sha": PR_HEAD_SHA, "ref": "feature", "repo": {"full_name": REPOSITORY}},
+            },
+        },
+    )
+    inputs = {
+        **DEMO_INPUTS,
+        # The saved run passed every grader: against it, the new failing grader regresses.
+        "baseline": f"{DEMO_DIR}/results.json",
+        "fail-on": "regressions",
+    }
+
+    result = runner.run(inputs, env={"GITHUB_WORKFLOW": "waza eval regression gate"})
+
+    assert result.exit_code == 1, result.log
+    assert result.outputs["gate"] == "fail"
+    # 2 of 2 runs passing, then 0 of 2, is within noise per task (Fisher p = 1/6); waza's own
+    # rule on the task pass rate (100% -> 0%, limit 0pp) is what fails the gate.
+    assert result.outputs["regressions"] == "0"
+    assert result.outputs["baseline-pass-rate"] == "1.0000"
+    assert result.outputs["pass-rate"] == "0.0000"
+    assert "waza gate: `regression`" in result.summary
+    (comment,) = fake.comments
+    assert comment["issue"] == 7
+    assert "**Regression gate: ❌ fail**" in comment["body"]
+    assert "Compared with the baseline" in result.summary
+    assert_no_context_dir_left(result)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import Project, make_results, make_run, run_cli_process
 from tests.fake_github import FakeGitHub
+from tests.test_action_yml import OUTPUTS
 from tests.test_entrypoint import TOKEN, Runner
 
 PAYLOAD = (
@@ -137,13 +138,4 @@ def test_the_action_writes_only_its_own_workflow_commands(
             assert line == f"::add-mask::{TOKEN}"
     for char in RAW_UNSAFE:
         assert char not in result.stdout + result.stderr, repr(char)
-    assert not result.outputs.keys() - {
-        "passed",
-        "overall-score",
-        "runs-graded",
-        "runs-failed",
-        "grader-errors",
-        "check-run-id",
-        "check-run-url",
-        "output-file",
-    }
+    assert not result.outputs.keys() - set(OUTPUTS)

@@ -237,3 +237,15 @@ def test_100000_levels_of_nesting_are_one_input_error(tmp_path: Path) -> None:
 def test_the_writer_never_writes_nan_or_infinity(value: float) -> None:
     with pytest.raises(ValueError, match="not JSON compliant"):
         dump_results({"score": value})
+
+
+def test_the_nested_baseline_outcome_is_typed_too(tmp_path: Path) -> None:
+    baseline = make_results({"t1": [make_run()]})
+    baseline["tasks"][0]["runs"][0]["duration_ms"] = "slow"
+    doc = make_results({"t1": [make_run()]}, is_baseline=False, baseline_outcome=baseline)
+    with pytest.raises(InputError) as caught:
+        load_results(_results_with(tmp_path, doc))
+    assert caught.value.location is not None
+    assert caught.value.location.json_path == "$.baseline_outcome.tasks[0].runs[0].duration_ms"
+    baseline["tasks"][0]["runs"][0]["duration_ms"] = 5
+    assert load_results(_results_with(tmp_path, doc)).raw["baseline_outcome"] == baseline

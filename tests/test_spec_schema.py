@@ -256,3 +256,40 @@ def test_the_action_warns_with_a_workflow_annotation_on_the_key(
     name, properties, message = parse_command(warning)
     assert (name, properties["file"], properties["line"]) == ("warning", ".waza.yaml", "3")
     assert "unknown key `graders.colour`" in message and "30 s" in message
+
+
+def test_the_cli_refuses_wrong_types_with_exit_2_and_the_place(
+    project: Project, grade_project: Any
+) -> None:
+    _write_eval(project, "config:\n  timeout_seconds: [bad]\n")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project()
+    assert result.code == 2
+    (line,) = result.stderr.splitlines()
+    assert f"{project.eval_path}:2: " in line and "config.timeout_seconds" in line
+
+    _write_eval(project, "")
+    doc = make_results({"t1": [make_run()]}, future_field=True)
+    doc["config"]["runs_per_test"] = "bad"
+    project.write_results(doc)
+    result = grade_project()
+    assert result.code == 2
+    (line,) = result.stderr.splitlines()
+    assert f"{project.results_path}: at $.config.runs_per_test" in line
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("7", 7), ("1.9", 1), ("0.5", 30), ("-3", 30)])
+def test_a_program_timeout_is_read_as_yaml_v3_reads_an_int(
+    project: Project, value: str, seconds: int
+) -> None:
+    project.write_eval(f"- type: program\n  name: g\n  config: {{command: x, timeout: {value}}}\n")
+    project.write_task("t1")
+    spec = load_eval(project.eval_path, working_directory=project.root)
+    assert spec.timeout_for(spec.tasks[0].graders[0]) == seconds
+
+
+def test_the_eval_schema_version_is_checked_before_any_field(project: Project) -> None:
+    # As waza reads the header first: a 2.0 eval is told to migrate, not about its fields.
+    _write_eval(project, 'schemaVersion: "2.0"\nconfig: {parallel: 7}\n')
+    with pytest.raises(InputError, match="waza migrate"):
+        load_eval(project.eval_path, working_directory=project.root)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
 from waza_ci.statistics import (
     BOOTSTRAP_RESAMPLES,
+    binomial_by_inversion,
     bootstrap_ci,
     pass_hat_k,
     pass_hat_k_curve,
@@ -92,9 +94,10 @@ def _direct_percentiles(values: list[float], seed: int) -> tuple[float, float]:
 @pytest.mark.parametrize(
     "values",
     [
-        [1.0] * 7 + [0.0] * 3,
-        [1.0, 0.5, 0.0, 0.75, 1.0, 0.25, 1.0, 0.5],
-        [i / 10 for i in range(25)],
+        [1.0] * 7 + [0.0] * 3,  # two values: binomial cells
+        [1.0, 0.5, 0.0, 0.75, 1.0, 0.25, 1.0, 0.5],  # few runs: every count vector listed
+        [1.0, 0.5, 0.0, 0.25] * 30,  # many runs, several values: chained binomials
+        [i / 10 for i in range(25)],  # all distinct: values drawn directly
     ],
 )
 def test_bootstrap_agrees_with_drawing_every_value_within_resampling_noise(
@@ -131,3 +134,18 @@ def test_the_bootstrap_costs_the_same_for_10000_runs_as_for_100(pattern: list[fl
     large = _draws(pattern * (10_000 // len(pattern)))
     assert large < 12 * BOOTSTRAP_RESAMPLES
     assert large < 3 * small + 5_000
+
+
+@pytest.mark.parametrize(("trials", "share"), [(1, 0.3), (7, 0.5), (40, 0.1), (5_000, 0.73)])
+def test_the_binomial_fallback_for_python_3_11_has_the_binomial_mean_and_variance(
+    trials: int, share: float
+) -> None:
+    # Python 3.11 has no random.binomialvariate; the fallback must still be Binomial(n, p).
+    rng = random.Random(7)
+    draws = [binomial_by_inversion(rng, trials, share) for _ in range(20_000)]
+    mean = sum(draws) / len(draws)
+    variance = sum((d - mean) ** 2 for d in draws) / (len(draws) - 1)
+    expected_variance = trials * share * (1 - share)
+    assert all(0 <= d <= trials for d in draws)
+    assert abs(mean - trials * share) < 5 * math.sqrt(expected_variance / len(draws))
+    assert abs(variance / expected_variance - 1) < 0.06

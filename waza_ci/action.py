@@ -15,10 +15,18 @@ import re
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from waza_ci.baseline import BaselineComparison
+from waza_ci.baseline_io import (
+    GATE_FAIL,
+    compare_with_baseline,
+    gate_status,
+    gated_exit_code,
+    load_baseline,
+)
 from waza_ci.engine import (
     GradeReport,
     GradeRequest,
@@ -28,6 +36,15 @@ from waza_ci.engine import (
     run_grading,
 )
 from waza_ci.errors import FailOn, InputError, WazaCiError
+from waza_ci.gate_step import (
+    GATE_INPUT_DEFAULTS,
+    GateSettings,
+    boolean_input,
+    choice_input,
+    gate_outputs,
+    load_gate_settings,
+    missing_baseline_note,
+)
 from waza_ci.github.runner import (
     RunnerEnv,
     WorkflowCommands,
@@ -43,11 +60,13 @@ from waza_ci.shard import Shard, parse_shard
 
 if TYPE_CHECKING:
     from waza_ci.github.checks import CheckRunResult, Conclusion
+    from waza_ci.github.http import GitHubHttp
     from waza_ci.report.annotations import Annotation
+    from waza_ci.results import ResultsFile
     from waza_ci.scoring import GradeSummary
 
-# The HTTP client (requests) and the report renderers are imported where they are used, after
-# grading: the action's first line of output should not wait for them.
+# The HTTP client (requests), the comment and the report renderers are imported where they are
+# used, after grading: the action's first line of output should not wait for them.
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -70,6 +89,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "shard": "",
     "shard-weights": "",
     "api-timeout": "60",
+    **GATE_INPUT_DEFAULTS,
 }
 MODES = ("grade", "merge")
 
@@ -91,6 +111,7 @@ class ActionSettings:
     job_summary: bool
     commit: str | None
     api_timeout_s: float = 60.0
+    gate: GateSettings = field(default_factory=GateSettings)
     token: str | None = field(default=None, repr=False)
     merge: bool = False
     """`mode: merge`: `results` are the partial files of a sharded grading."""
@@ -112,6 +133,8 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         raise InputError("input `results` is required: results files or globs, one per line")
     if merge and get("shard"):
         raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
+    if get("shard") and get("baseline"):
+        raise InputError("input `baseline` compares a whole grading: give it to the merge job")
     weights = tuple(
         Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
     )
@@ -122,26 +145,19 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         working_directory=Path(get("working-directory")),
         task=get("task") or None,
         jobs=_jobs(get("jobs")),
-        fail_on=_choice("fail-on", get("fail-on"), FailOn),
+        fail_on=choice_input("fail-on", get("fail-on"), FailOn),
         output=Path(get("output")) if get("output") else None,
         check_name=get("check-name"),
-        check_run=_boolean("check-run", get("check-run")),
-        job_summary=_boolean("job-summary", get("job-summary")),
+        check_run=boolean_input("check-run", get("check-run")),
+        job_summary=boolean_input("job-summary", get("job-summary")),
         commit=get("commit") or None,
         api_timeout_s=_seconds("api-timeout", get("api-timeout")),
+        gate=load_gate_settings(get),
         token=input_value(env, "github-token"),
         merge=merge,
         shard=parse_shard(get("shard"), "input `shard`") if get("shard") else None,
         shard_weights=weights,
     )
-
-
-def _boolean(name: str, value: str) -> bool:
-    # Strict on purpose: a typo like `flase` must not quietly mean true.
-    lowered = value.lower()
-    if lowered not in ("true", "false"):
-        raise InputError(f"input `{name}` must be `true` or `false`, not {value!r}")
-    return lowered == "true"
 
 
 def _jobs(value: str) -> int | None:
@@ -159,14 +175,6 @@ def _seconds(name: str, value: str) -> float:
     return float(value)
 
 
-def _choice(name: str, value: str, choices: type[FailOn]) -> FailOn:
-    try:
-        return choices(value)
-    except ValueError:
-        allowed = " or ".join(f"`{c.value}`" for c in choices)
-        raise InputError(f"input `{name}` must be {allowed}, not {value!r}") from None
-
-
 def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     """Run the action; returns the exit code (0 passed, 1 failed, 2 bad input, 3 errors)."""
     commands = WorkflowCommands(stdout)
@@ -182,17 +190,33 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             if settings.check_run and settings.shard is None and runner.in_actions
             else None
         )
-        report, plan = _report(
+        baseline_files, found = load_baseline(settings.gate.baseline)
+        baseline_note = missing_baseline_note(settings.gate, settings.fail_on, found)
+        report, plan, results_files = _report(
             settings, env, commands, stdout, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd()
         )
         output_file = _write_output_file(settings, plan, report)
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
-    from waza_ci.report.markdown import render_markdown  # noqa: PLC0415 - see the imports
+    from waza_ci.pr_comment import CommentContext, publish_comment  # noqa: PLC0415 - see imports
+    from waza_ci.report.regressions import (  # noqa: PLC0415
+        flaky_of,
+        render_check_summary_with_regressions,
+        render_regressions_text,
+        render_summary_with_regressions,
+    )
 
     summary = report.summary
-    markdown = render_markdown(summary)
+    comparison = compare_with_baseline(
+        summary, results_files, baseline_files, task=settings.task, options=settings.gate.options
+    )
+    flaky = flaky_of(summary.tasks)
+    if baseline_note:
+        commands.warning(baseline_note)
+    with commands.stop_commands():
+        stdout.write(render_regressions_text(comparison, flaky, baseline_note=baseline_note))
+    markdown = render_summary_with_regressions(summary, comparison, baseline_note=baseline_note)
     if settings.job_summary and runner.summary_path:
         try:
             append_summary(runner.summary_path, markdown)
@@ -200,17 +224,54 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             commands.warning(f"could not write the job summary to {runner.summary_path}: {err}")
     elif not runner.in_actions:
         stdout.write(markdown)
-    check = (
-        _publish(settings, runner, env=env, head_sha=head_sha, summary=summary, commands=commands)
-        if head_sha
-        else None
-    )
+    http = _github_http(settings, runner, commands) if runner.in_actions else None
+    try:
+        check = (
+            _publish(
+                settings,
+                runner,
+                http,
+                env=env,
+                head_sha=head_sha,
+                summary=summary,
+                conclusion=conclusion_of(summary, settings.fail_on, comparison),
+                check_summary=render_check_summary_with_regressions(
+                    summary, comparison, baseline_note=baseline_note
+                ),
+                commands=commands,
+            )
+            if head_sha
+            else None
+        )
+        if runner.in_actions and settings.shard is None:  # a shard's verdict is partial
+            publish_comment(
+                settings.gate.comment,
+                CommentContext.from_runner(
+                    runner,
+                    env,
+                    http,
+                    has_token=bool(settings.token),
+                    check_name=settings.check_name,
+                    check_url=check.html_url if check else None,
+                    summary_url=_run_url(runner),
+                ),
+                summary=summary,
+                comparison=comparison,
+                baseline_note=baseline_note,
+                notice=lambda line: commands.notice(line, title="waza-ci"),
+                warn=lambda line: commands.warning(line, title="waza-ci"),
+            )
+    finally:
+        if http is not None:
+            http.close()
     if runner.output_path:
+        outputs = _step_outputs(summary, check, output_file)
+        outputs |= gate_outputs(summary, comparison, len(flaky))
         try:
-            write_outputs(runner.output_path, _step_outputs(summary, check, output_file))
+            write_outputs(runner.output_path, outputs)
         except OSError as err:
             commands.warning(f"could not write the step outputs to {runner.output_path}: {err}")
-    return summary.exit_code(settings.fail_on)
+    return gated_exit_code(summary, settings.fail_on, comparison)
 
 
 def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
@@ -240,15 +301,18 @@ def _report(
     stdout: TextIO,
     *,
     repo_root: str,
-) -> tuple[GradeReport, OutputPlan]:
+) -> tuple[GradeReport, OutputPlan, tuple[ResultsFile, ...]]:
     """Grade (all tasks, or one shard's) or merge the shards' partials; output paths are
-    checked before any grader runs."""
+    checked before any grader runs. Also returns the graded results files (for the golden
+    flags the regression gate reads)."""
     if settings.merge:
         report, partials = merge_grading(settings.results)
+        rate = settings.gate.min_task_pass_rate
+        report = replace(report, summary=replace(report.summary, min_task_pass_rate=rate))
         names = [r.source.name for r in report.regraded]
         plan = plan_outputs(settings.output, None, names, partials)
         _print_verdict(report, commands, stdout, repo_root=repo_root)
-        return report, plan
+        return report, plan, tuple(r.source for r in report.regraded)
     prepared = prepare_grading(_request(settings, env, stdout))
     plan = plan_outputs(
         settings.output,
@@ -257,16 +321,28 @@ def _report(
         [r.path for r in prepared.results_files],
     )
     with cancel_on_signals():  # a cancelled job still removes every context directory
-        return _grade(prepared, commands, stdout, repo_root=repo_root), plan
+        report = _grade(
+            prepared,
+            commands,
+            stdout,
+            repo_root=repo_root,
+            min_task_pass_rate=settings.gate.min_task_pass_rate,
+        )
+    return report, plan, prepared.results_files
 
 
 def _grade(
-    prepared: PreparedGrading, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
+    prepared: PreparedGrading,
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    *,
+    repo_root: str,
+    min_task_pass_rate: float,
 ) -> GradeReport:
     # Task ids, file names and grader output are untrusted: nothing printed while grading
     # may act as a workflow command. The progress lines fold away in a log group.
     with commands.group("waza-ci: running program graders"), commands.stop_commands():
-        report = run_grading(prepared)
+        report = run_grading(prepared, min_task_pass_rate=min_task_pass_rate)
     _print_verdict(report, commands, stdout, repo_root=repo_root)
     return report
 
@@ -274,7 +350,7 @@ def _grade(
 def _print_verdict(
     report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
 ) -> None:
-    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see the imports
+    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see imports
     from waza_ci.report.text import render_text  # noqa: PLC0415
 
     for warning in report.warnings:  # an annotation on the file and line it is about
@@ -306,7 +382,7 @@ def _write_output_file(
 
 def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: str) -> None:
     """One `::error`; pointing at the file and line when the error has a YAML/JSON line."""
-    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see the imports
+    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see imports
 
     location = err.location
     if location is None or location.line is None:
@@ -320,23 +396,52 @@ def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: st
     )
 
 
-def conclusion_of(summary: GradeSummary, fail_on: FailOn) -> Conclusion:
-    """failure on grader errors or (with fail-on failures) a failing run; neutral when failures
-    do not gate or nothing was graded; success otherwise."""
+def conclusion_of(
+    summary: GradeSummary, fail_on: FailOn, comparison: BaselineComparison | None = None
+) -> Conclusion:
+    """failure on grader errors, (with fail-on failures) a failing task or (with fail-on
+    regressions) a failed regression gate; neutral when failures do not gate or nothing was
+    graded; success otherwise."""
     if summary.grader_errors:
+        return "failure"
+    if fail_on is FailOn.REGRESSIONS and gate_status(comparison) == GATE_FAIL:
         return "failure"
     if not summary.passed:
         return "failure" if fail_on is FailOn.FAILURES else "neutral"
     return "success" if summary.runs_graded else "neutral"
 
 
+def _github_http(
+    settings: ActionSettings, runner: RunnerEnv, commands: WorkflowCommands
+) -> GitHubHttp | None:
+    """One session, one deadline (`api-timeout`) for all of the step's GitHub work (the check
+    run and the pull-request comment); None without a token or with a malformed API URL."""
+    from waza_ci.github.http import GitHubHttp  # noqa: PLC0415 - see the imports
+
+    if not settings.token:
+        return None
+    try:
+        return GitHubHttp(
+            runner.api_url,
+            settings.token,
+            deadline_s=settings.api_timeout_s,
+            notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
+        )
+    except ValueError as err:
+        commands.warning(f"the GitHub API cannot be used: {err}")
+        return None
+
+
 def _publish(
     settings: ActionSettings,
     runner: RunnerEnv,
+    http: GitHubHttp | None,
     *,
     env: Mapping[str, str],
     head_sha: str,
     summary: GradeSummary,
+    conclusion: Conclusion,
+    check_summary: str,
     commands: WorkflowCommands,
 ) -> CheckRunResult | None:
     from waza_ci.github.checks import (  # noqa: PLC0415 - see the imports
@@ -346,35 +451,31 @@ def _publish(
         CheckRunResult,
         ChecksUnavailable,
     )
-    from waza_ci.github.http import GitHubError, GitHubHttp  # noqa: PLC0415
+    from waza_ci.github.http import GitHubError  # noqa: PLC0415
     from waza_ci.report.annotations import build_annotations  # noqa: PLC0415
-    from waza_ci.report.markdown import check_title, render_check_summary  # noqa: PLC0415
+    from waza_ci.report.markdown import check_title  # noqa: PLC0415
 
     annotations = build_annotations(summary, repo_root=runner.workspace or os.getcwd())
     if not settings.token:
         commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)
         _log_annotations(commands, annotations)
         return None
+    if http is None:  # the reason was given when the session could not be opened
+        _log_annotations(commands, annotations)
+        return None
     request = CheckRunRequest(
         name=settings.check_name,
         head_sha=head_sha,
         external_id=_external_id(runner, settings.check_name, env),
-        conclusion=conclusion_of(summary, settings.fail_on),
+        conclusion=conclusion,
         title=check_title(summary),
-        summary=render_check_summary(summary),
+        summary=check_summary,
         annotations=annotations,
         details_url=_run_url(runner),
     )
     try:
-        # One session, one deadline (`api-timeout`) for all of the step's GitHub work.
-        http = GitHubHttp(
-            runner.api_url,
-            settings.token,
-            deadline_s=settings.api_timeout_s,
-            notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
-        )
-        with CheckRunClient(http, runner.repository) as client:
-            return client.publish(request)
+        # Not closed here: the session (and its deadline) is shared with the comment step.
+        return CheckRunClient(http, runner.repository).publish(request)
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
     except GitHubError as err:  # DeadlineExceeded included: one warning, the verdict stands

@@ -1,19 +1,23 @@
-"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code."""
+"""`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code.
+
+`waza-ci gate …` is handed to `gate_cli` (waza's gate, with waza's exit codes)."""
 
 from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from waza_ci import __version__
+from waza_ci import __version__, gate_cli
 from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, InputError, WazaCiError
 from waza_ci.report._text import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
+    from waza_ci.baseline import BaselineComparison
     from waza_ci.engine import GradeReport
     from waza_ci.grading import Progress
     from waza_ci.outputs import OutputPlan
@@ -87,12 +91,34 @@ def build_parser() -> argparse.ArgumentParser:
         type=FailOn,
         choices=list(FailOn),
         default=FailOn.FAILURES,
-        help="'failures' (default): exit 1 when a run did not pass; 'errors': only grader "
-        "and grading-context errors fail (exit 3)",
+        help="'failures' (default): exit 1 when a task did not pass; 'errors': only grader "
+        "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
+        "regression gate against --baseline fails",
     )
+    grade_cmd.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="compare with this results file (path or glob; a missing one is a warning)",
+    )
+    grade_cmd.add_argument(
+        "--min-task-pass-rate",
+        type=_rate,
+        default=1.0,
+        metavar="R",
+        help="a task passes when at least this share of its runs pass (default 1.0)",
+    )
+    gate_cli.add_gate_policy_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     _add_shard_arguments(grade_cmd)
     _add_merge_command(commands)
+    gate_cmd = commands.add_parser(
+        "gate",
+        help="waza's regression gate: compare a results file with a baseline",
+        description=gate_cli.build_gate_parser().description,
+    )
+    gate_cli.add_gate_arguments(gate_cmd)
     return parser
 
 
@@ -126,12 +152,20 @@ def _add_merge_command(commands: Any) -> None:
     merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
     merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
     merge_cmd.add_argument(
-        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
+        "--fail-on",
+        type=FailOn,
+        # No baseline here, so no regression gate: `regressions` would quietly mean `errors`.
+        choices=[FailOn.FAILURES, FailOn.ERRORS],
+        default=FailOn.FAILURES,
+        help="as for grade",
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["gate"]:  # its own parser: waza's exit 3 for usage errors
+        return gate_cli.main(arguments[1:], sys.stdout, os.environ.get("GITHUB_STEP_SUMMARY"))
+    args = build_parser().parse_args(arguments)
     from waza_ci.grading import cancel_on_signals  # noqa: PLC0415 - see the imports above
 
     try:
@@ -146,9 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     # Deferred (see the imports above); by now the arguments are known to be usable.
-    import os  # noqa: PLC0415
     import tempfile  # noqa: PLC0415
 
+    from waza_ci.baseline_io import compare_with_baseline, load_baseline  # noqa: PLC0415
     from waza_ci.engine import GradeRequest, prepare_grading, run_grading  # noqa: PLC0415
     from waza_ci.grading import grader_environment  # noqa: PLC0415
     from waza_ci.outputs import plan_outputs  # noqa: PLC0415
@@ -167,6 +201,12 @@ def _grade(args: argparse.Namespace) -> int:
         shard=args.shard,
         shard_weights=args.shard_weights,
     )
+    options = gate_cli.gate_options(args)
+    if args.shard and args.baseline:
+        raise InputError("--baseline compares a whole grading; it cannot be used with --shard")
+    baseline_files, note = load_baseline(args.baseline)
+    if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
+        note = "no --baseline given: nothing to compare with (gate: no-baseline)"
     prepared = prepare_grading(request)
     # Refuse an unusable --output/--summary before any grader runs: a usage error writes
     # nothing and grades nothing.
@@ -176,7 +216,11 @@ def _grade(args: argparse.Namespace) -> int:
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
     )
-    return _finish(args, plan, run_grading(prepared))
+    report = run_grading(prepared, min_task_pass_rate=args.min_task_pass_rate)
+    comparison = compare_with_baseline(
+        report.summary, prepared.results_files, baseline_files, task=args.task, options=options
+    )
+    return _finish(args, plan, report, comparison, note)
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -188,22 +232,37 @@ def _merge(args: argparse.Namespace) -> int:
     return _finish(args, plan_outputs(args.output, args.summary, names, partials), report)
 
 
-def _finish(args: argparse.Namespace, plan: OutputPlan, report: GradeReport) -> int:
-    from waza_ci.report.text import render_text  # noqa: PLC0415 - see the imports above
+def _finish(
+    args: argparse.Namespace,
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None = None,
+    note: str | None = None,
+) -> int:
+    from waza_ci.baseline_io import gated_exit_code  # noqa: PLC0415 - see the imports above
+    from waza_ci.report.regressions import flaky_of, render_regressions_text  # noqa: PLC0415
+    from waza_ci.report.text import render_text  # noqa: PLC0415
     from waza_ci.results import dump_json  # noqa: PLC0415
 
-    for warning in report.warnings:
+    for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
-    _write_outputs(plan, report)
+    _write_outputs(plan, report, comparison, note)
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
     sys.stderr.write(render_text(report.summary))
-    return report.summary.exit_code(args.fail_on)
+    flaky = flaky_of(report.summary.tasks)
+    sys.stderr.write(render_regressions_text(comparison, flaky, baseline_note=note))
+    return gated_exit_code(report.summary, args.fail_on, comparison)
 
 
-def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
+def _write_outputs(
+    plan: OutputPlan,
+    report: GradeReport,
+    comparison: BaselineComparison | None,
+    note: str | None,
+) -> None:
     from waza_ci.outputs import StreamWriter, write_text_files  # noqa: PLC0415 - see above
-    from waza_ci.report.markdown import render_markdown  # noqa: PLC0415
+    from waza_ci.report.regressions import render_summary_with_regressions  # noqa: PLC0415
     from waza_ci.results import write_results  # noqa: PLC0415
 
     contents: dict[Path, str | StreamWriter] = {
@@ -212,7 +271,9 @@ def _write_outputs(plan: OutputPlan, report: GradeReport) -> None:
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_markdown(report.summary)
+        contents[plan.summary] = render_summary_with_regressions(
+            report.summary, comparison, baseline_note=note
+        )
     write_text_files(contents)
 
 
@@ -226,6 +287,16 @@ def _stderr_progress() -> Progress:
             print(f"waza-ci: {for_log(line)}", file=sys.stderr, flush=True)
 
     return progress
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses NaN
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
 
 
 def _shard(text: str) -> Shard:

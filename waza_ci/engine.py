@@ -136,8 +136,9 @@ def _select_shard(
     return select_shard(plan, request.shard, durations, digest)
 
 
-def run_grading(prepared: PreparedGrading) -> GradeReport:
-    """Run the plan and assemble the summary and the regraded files."""
+def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -> GradeReport:
+    """Run the plan and assemble the summary and the regraded files; a task passes when at
+    least `min_task_pass_rate` of its runs pass."""
     spec, results_files, plan = prepared.spec, prepared.results_files, prepared.plan
     results = run_plan(plan, prepared.setup)
     tasks, regraded = _assemble(plan.matches, results_files, results)
@@ -149,6 +150,7 @@ def run_grading(prepared: PreparedGrading) -> GradeReport:
         results_names=tuple(r.name for r in results_files),
         tasks=tasks,
         skipped=plan.skipped,
+        min_task_pass_rate=min_task_pass_rate,
     )
     return GradeReport(spec, summary, regraded, spec.warnings)
 

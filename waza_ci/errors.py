@@ -17,10 +17,12 @@ EXIT_GRADER_ERROR = 3
 
 
 class FailOn(StrEnum):
-    """What fails the verdict: any failing run, or only grader and context errors."""
+    """What fails the verdict: any failing task, only grader and context errors, or (with a
+    baseline) only what the regression gate counts (`waza_ci.baseline`)."""
 
     FAILURES = "failures"
     ERRORS = "errors"
+    REGRESSIONS = "regressions"
 
 
 @dataclass(frozen=True)

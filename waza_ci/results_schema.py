@@ -301,4 +301,19 @@ class OutcomeFields(Tolerant):
     trigger_results: list[Any] | None = None
     metadata: GoAnyMap = None
     is_baseline: GoBool = False
+    baseline_outcome: BaselineOutcome | None = None
     evaluation_usage: EvaluationUsage | None = None
+
+
+class BaselineTask(TaskFields):
+    test_id: GoStr = ""
+    runs: list[RunFields] | None = None
+
+
+class BaselineOutcome(OutcomeFields):
+    """The nested no-skill run of `waza run --baseline`: an EvaluationOutcome of its own."""
+
+    tasks: list[BaselineTask] | None = None
+
+
+OutcomeFields.model_rebuild()

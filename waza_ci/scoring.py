@@ -19,6 +19,15 @@ STATUS_FAILED = "failed"
 STATUS_ERROR = "error"
 
 
+_RATE_SLACK = 1e-9  # 2 of 3 runs meets a threshold written as 0.6666666667
+
+
+def meets_pass_rate(passed: int, total: int, min_rate: float) -> bool:
+    """A task's verdict: at least `min_rate` of its runs passed. No run at all passes, as in
+    waza (nothing failed)."""
+    return total == 0 or passed >= min_rate * total - _RATE_SLACK
+
+
 def effective_weight(weight: float) -> float:
     """waza treats a weight of zero or less as 1."""
     return weight if weight > 0 else 1.0
@@ -101,6 +110,14 @@ class TaskGrade:
         return all(run.status == STATUS_PASSED for run in self.runs)
 
     @property
+    def runs_passed(self) -> int:
+        return sum(1 for run in self.runs if run.status == STATUS_PASSED)
+
+    def meets(self, min_rate: float) -> bool:
+        """Passed under `--min-task-pass-rate` (1.0 is `passed`: every run)."""
+        return meets_pass_rate(self.runs_passed, len(self.runs), min_rate)
+
+    @property
     def status(self) -> str:
         return STATUS_PASSED if self.passed else STATUS_FAILED
 
@@ -134,6 +151,8 @@ class GradeSummary:
     results_names: tuple[str, ...]
     tasks: tuple[TaskGrade, ...]
     skipped: tuple[SkippedTask, ...] = ()
+    min_task_pass_rate: float = 1.0
+    """A task passes when at least this share of its runs pass; 1.0 (every run) is waza's."""
 
     @property
     def overall_score(self) -> float:
@@ -143,7 +162,7 @@ class GradeSummary:
 
     @property
     def passed(self) -> bool:
-        return all(task.passed for task in self.tasks)
+        return all(task.meets(self.min_task_pass_rate) for task in self.tasks)
 
     @property
     def runs(self) -> tuple[RunGrade, ...]:
@@ -171,7 +190,9 @@ class GradeSummary:
         return sum(1 for run in self.runs for verdict in run.verdicts if verdict.error)
 
     def exit_code(self, fail_on: FailOn = FailOn.FAILURES) -> int:
-        """0 passed, 1 a run did not pass, 3 a grader or context error (3 wins over 1)."""
+        """0 passed, 1 a task did not pass, 3 a grader or context error (3 wins over 1).
+
+        With `regressions` only errors count here; the shells add the gate's verdict."""
         if self.grader_errors:
             return EXIT_GRADER_ERROR
         if not self.passed and fail_on is FailOn.FAILURES:

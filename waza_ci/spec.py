@@ -8,6 +8,7 @@ the file and line of every problem.
 from __future__ import annotations
 
 import glob
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -103,8 +104,7 @@ class EvalSpec:
 
 def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
-    root = _load_yaml(eval_path, what="eval spec", shape=EVAL_SPEC)
-    _check_schema_version(eval_path, _child(root, "schemaVersion"))
+    root = _load_yaml(eval_path, what="eval spec", shape=EVAL_SPEC, versioned=True)
     global_graders = _load_graders(eval_path, root, task_level=False)
     warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
@@ -306,12 +306,15 @@ def _program_timeout(path: Path, node: yaml.Node | None, name: str) -> int | Non
     if node is None or _is_null(node):
         return None
     timeout = _construct(path, node)
-    if isinstance(timeout, bool) or not isinstance(timeout, int):
+    # yaml.v3 decodes a finite float into an int field by truncating it (1.9 -> 1).
+    usable = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if not usable or not math.isfinite(timeout) or abs(timeout) >= 2**63:
         raise InputError(
             f"program grader {name!r}: `timeout` must be a whole number of seconds",
             _at(path, node),
         )
-    return timeout if timeout > 0 else None
+    seconds = int(timeout)
+    return seconds if seconds > 0 else None
 
 
 def _text(path: Path, node: yaml.Node | None, key: str) -> str:
@@ -333,15 +336,18 @@ def _valid_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _load_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingNode:
-    root = _load_optional_yaml(path, what=what, shape=shape)
+def _load_yaml(path: Path, *, what: str, shape: Shape, versioned: bool = False) -> yaml.MappingNode:
+    root = _load_optional_yaml(path, what=what, shape=shape, versioned=versioned)
     if root is None:
         raise InputError(f"{what} is empty", Location(str(path)))
     return root
 
 
-def _load_optional_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingNode | None:
-    """The document's root mapping checked against `shape`; None for an empty document."""
+def _load_optional_yaml(
+    path: Path, *, what: str, shape: Shape, versioned: bool = False
+) -> yaml.MappingNode | None:
+    """The document's root mapping checked against `shape`; None for an empty document.
+    `versioned`: its `schemaVersion` is checked first, before any field, as waza checks it."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -363,6 +369,8 @@ def _load_optional_yaml(path: Path, *, what: str, shape: Shape) -> yaml.MappingN
     try:
         check_aliases(root)
         _refuse_duplicate_keys(path, root)
+        if versioned:
+            _check_schema_version(path, _child(root, "schemaVersion"))
         check_shape(root, shape)
     except ShapeError as err:
         raise InputError(f"invalid {what}: {err.message}", _at(path, err.node)) from None

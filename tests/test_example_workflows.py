@@ -1,0 +1,52 @@
+"""The example workflows use only inputs the action declares, and the regression pair fits
+together (artifact name, workflow file name, permissions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = ROOT / "examples" / "workflows"
+ACTION_INPUTS = set(yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"])
+
+
+def load(name: str) -> dict[str, Any]:
+    raw: dict[Any, Any] = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    # YAML 1.1 reads the key `on` as the boolean true.
+    return {("on" if key is True else str(key)): value for key, value in raw.items()}
+
+
+def steps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for job in doc["jobs"].values() for step in job.get("steps", [])]
+
+
+def waza_ci_steps(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in steps(doc) if str(s.get("uses", "")).startswith("your-org/waza-ci@")]
+
+
+def test_every_example_passes_only_declared_inputs() -> None:
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for step in waza_ci_steps(load(path.name)):
+            assert set(step.get("with", {})) <= ACTION_INPUTS, path.name
+
+
+def test_the_regression_pair_fits_together() -> None:
+    baseline, gate = load("regression-baseline.yml"), load("regression-gate.yml")
+    (producer,) = waza_ci_steps(baseline)
+    uploads = [s for s in steps(baseline) if "upload-artifact" in str(s.get("uses"))]
+    kept = next(s for s in uploads if s["with"]["name"] == "waza-baseline")
+    assert kept["with"]["path"] == producer["with"]["output"]
+    assert baseline["on"]["push"]["branches"] == ["main"]
+    (consumer,) = waza_ci_steps(gate)
+    assert consumer["with"]["fail-on"] == "regressions"
+    assert consumer["with"]["comment"] == "on-change"
+    downloads = [s for s in steps(gate) if "download-artifact" in str(s.get("uses"))]
+    fetched = next(s for s in downloads if s["with"]["name"] == "waza-baseline")
+    assert consumer["with"]["baseline"].startswith(fetched["with"]["path"] + "/")
+    finder = next(s for s in steps(gate) if s.get("id") == "baseline")
+    assert "--workflow regression-baseline.yml" in finder["run"]
+    permissions = gate["jobs"]["gate"]["permissions"]
+    assert permissions["pull-requests"] == "write" and permissions["actions"] == "read"

@@ -1,0 +1,180 @@
+"""GateReport -> waza gate's four formats: human, markdown, GitHub Actions annotations. Pure.
+
+The layout and wording are waza's (`cmd_gate.go`), so logs and summaries read the same after a
+swap. Where waza prints untrusted text raw (task ids and names come from a results file), these
+renderers fold it to one line and escape it (ids as code spans), so it cannot add lines, markup or
+table cells; the annotations are returned as data for the shell to issue escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from waza_ci.gate import GateReport
+from waza_ci.report._text import for_log, one_line
+from waza_ci.report.markdown import escape_markdown
+
+RULE_WIDTH = 70
+_BACKTICK_RUN = re.compile(r"`+")
+
+
+def render_gate_human(report: GateReport) -> str:
+    """The terminal report: a boxed header, the pass rate, golden tasks, policies, outcome."""
+    r = report
+    lines = [
+        "=" * RULE_WIDTH,
+        " REGRESSION GATE",
+        "=" * RULE_WIDTH,
+        f"  baseline: {for_log(r.baseline_file)}",
+        f"  current:  {for_log(r.current_file)}",
+        "",
+        f"  pass rate: {r.baseline_pass_rate * 100:.1f}% -> {r.current_pass_rate * 100:.1f}%  "
+        f"(delta {r.pass_rate_delta * 100:+.1f}pp, max regression {r.max_regression_pct:.1f}pp)",
+        f"  ✗ regression {r.regression_pct:.2f}pp exceeds threshold {r.max_regression_pct:.2f}pp"
+        if r.regression_exceeds_threshold
+        else "  ✓ regression within threshold",
+        "",
+    ]
+    if r.golden_failures:
+        lines.append(f"  golden tasks: {r.golden_total} total, {len(r.golden_failures)} FAILED")
+        lines.extend(
+            f"    ✗ {for_log(g.test_id)} ({for_log(g.display_name)}): {for_log(g.current_status)}"
+            for g in r.golden_failures
+        )
+    else:
+        lines.append(f"  golden tasks: {r.golden_total} total, all passing")
+    lines.append("")
+    if r.new_tasks:
+        lines.append(f"  new tasks ({r.on_new_tasks}): {_log_list(r.new_tasks)}")
+    if r.removed_tasks:
+        lines.append(f"  removed tasks ({r.on_removed_tasks}): {_log_list(r.removed_tasks)}")
+    if r.warnings:
+        lines += ["", "  warnings:", *(f"    ! {for_log(w)}" for w in r.warnings)]
+    if r.errors:
+        lines += ["", "  errors:", *(f"    ✗ {for_log(e)}" for e in r.errors)]
+    lines += [
+        "",
+        "-" * RULE_WIDTH,
+        f"  outcome: {r.outcome.upper()}  (exit {r.exit_code})",
+        "=" * RULE_WIDTH,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_gate_markdown(report: GateReport) -> str:
+    """The Markdown report (job summary): heading with the outcome, a pass-rate table, bullets."""
+    r = report
+    icon = "✅" if r.passed else "❌"
+    parts = [
+        f"## {icon} Waza regression gate — `{r.outcome.upper()}`\n\n",
+        "| Metric | Baseline | Current | Delta |\n",
+        "|---|---:|---:|---:|\n",
+        f"| Pass rate | {r.baseline_pass_rate * 100:.1f}% | {r.current_pass_rate * 100:.1f}% | "
+        f"{r.pass_rate_delta * 100:+.1f}pp |\n",
+        f"\n- Max tolerated regression: **{r.max_regression_pct:.1f}pp**\n",
+        f"- Observed regression: **{r.regression_pct:.2f}pp** "
+        f"{_check(not r.regression_exceeds_threshold)}\n",
+        f"- Golden tasks: **{r.golden_total}** total, **{len(r.golden_failures)}** failed "
+        f"{_check(not r.golden_failures)}\n",
+    ]
+    if r.golden_failures:
+        parts.append("\n### Golden failures\n\n| Task | Status |\n|---|---|\n")
+        parts.extend(
+            f"| {code_span(g.test_id)} — {escape_markdown(g.display_name)} | "
+            f"{code_span(g.current_status)} |\n"
+            for g in r.golden_failures
+        )
+    if r.new_tasks:
+        parts.append(f"\n- New tasks (policy `{r.on_new_tasks}`): {_code_list(r.new_tasks)}\n")
+    if r.removed_tasks:
+        parts.append(
+            f"- Removed tasks (policy `{r.on_removed_tasks}`): {_code_list(r.removed_tasks)}\n"
+        )
+    if r.warnings:
+        parts.append("\n**Warnings**\n")
+        parts.extend(f"- ⚠️ {escape_markdown(w)}\n" for w in r.warnings)
+    if r.errors:
+        parts.append("\n**Errors**\n")
+        parts.extend(f"- ❌ {escape_markdown(e)}\n" for e in r.errors)
+    parts.append(f"\n_Exit code: {r.exit_code}_\n")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class GateAnnotation:
+    """One workflow command of the github-actions format; the shell escapes and issues it."""
+
+    level: str
+    """`error`, `warning` or `notice`."""
+    title: str
+    message: str
+
+
+def gate_annotations(report: GateReport) -> list[GateAnnotation]:
+    """waza's annotations: the pass rate, one per golden failure, one per policy message."""
+    r = report
+    found: list[GateAnnotation] = []
+    if r.regression_exceeds_threshold:
+        found.append(
+            GateAnnotation(
+                "error",
+                "Waza regression",
+                f"Pass rate dropped {r.regression_pct:.2f}pp (limit {r.max_regression_pct:.2f}pp): "
+                f"{r.baseline_pass_rate * 100:.1f}% -> {r.current_pass_rate * 100:.1f}%",
+            )
+        )
+    else:
+        found.append(
+            GateAnnotation(
+                "notice",
+                "Waza regression gate",
+                f"Pass rate {r.baseline_pass_rate * 100:.1f}% -> {r.current_pass_rate * 100:.1f}% "
+                f"(delta {r.pass_rate_delta * 100:+.2f}pp)",
+            )
+        )
+    # A golden failure that does not block (golden-must-pass false) must not look like one.
+    level, title = (
+        ("error", "Golden task failed")
+        if r.golden_must_pass
+        else ("warning", "Golden task failed (non-blocking)")
+    )
+    found.extend(
+        GateAnnotation(
+            level,
+            title,
+            f"{one_line(g.test_id)} ({one_line(g.display_name)}) — current status "
+            f"{one_line(g.current_status)}",
+        )
+        for g in r.golden_failures
+    )
+    found.extend(GateAnnotation("warning", "Waza gate", one_line(w)) for w in r.warnings)
+    found.extend(GateAnnotation("error", "Waza gate", one_line(e)) for e in r.errors)
+    return found
+
+
+def code_span(text: str) -> str:
+    """`text` as one Markdown code span that nothing in it can end, split or break.
+
+    The fence is one backtick longer than the longest run inside; `|` is escaped because a
+    table splits cells at it even inside code; newlines are folded away.
+    """
+    flat = one_line(text).replace("|", "\\|")
+    if not flat:
+        return "` `"
+    fence = "`" * (max((len(m) for m in _BACKTICK_RUN.findall(flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def _check(ok: bool) -> str:
+    return "✅" if ok else "❌"
+
+
+def _code_list(items: Iterable[str]) -> str:
+    return ", ".join(code_span(item) for item in items)
+
+
+def _log_list(items: Iterable[str]) -> str:
+    return ", ".join(for_log(item) for item in items)

@@ -1,0 +1,297 @@
+"""The baseline comparison and flaky tasks as report sections: Markdown and plain text. Pure.
+
+The job summary appends `render_regressions_markdown` to the grading report; the stderr/log
+verdict appends `render_regressions_text`; the pull-request comment reuses the same rows. Task
+keys and grader names are untrusted (they come from results files): code spans and escaping
+keep them from adding markup, cells or lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from waza_ci.baseline import BaselineComparison, Change, PassCount, TaskChange
+from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
+from waza_ci.report.gate import code_span
+from waza_ci.report.markdown import (
+    CHECK_SUMMARY_LIMIT,
+    JOB_SUMMARY_LIMIT,
+    escape_markdown,
+    render_check_summary,
+    render_markdown,
+)
+from waza_ci.scoring import GradeSummary, TaskGrade
+
+SECTION_LIMIT = 131_072
+"""The section's share of the job summary (whose limit is 1 MiB); rows past it are counted."""
+HEADING = "### Compared with the baseline"
+FLAKY_HEADING = "### Flaky tasks"
+
+_ICONS = {
+    Change.NEWLY_FAILING: "❌",
+    Change.FIXED: "✅",
+    Change.STILL_FAILING: "✖️",
+    Change.NEW: "🆕",
+    Change.REMOVED: "🗑️",
+    Change.PASSING: "✔️",
+}
+
+
+@dataclass(frozen=True)
+class FlakyTask:
+    """A task some of whose runs passed and some not, with its pass count."""
+
+    key: str
+    count: PassCount
+
+
+def flaky_of(tasks: Sequence[TaskGrade]) -> list[FlakyTask]:
+    found = [FlakyTask(t.key, PassCount(t.runs_passed, len(t.runs))) for t in tasks]
+    return [f for f in found if f.count.flaky]
+
+
+def format_count(count: PassCount | None) -> str:
+    if count is None:
+        return "—"
+    return f"{count.passed}/{count.total} ({count.rate * 100:.0f}%)"
+
+
+def format_interval(count: PassCount) -> str:
+    low, high = count.interval
+    return f"{low * 100:.0f}% to {high * 100:.0f}%"
+
+
+def verdict_line(comparison: BaselineComparison | None, *, baseline_note: str | None) -> str:
+    """One line: the gate's verdict and what it counted (Markdown)."""
+    if comparison is None:
+        note = escape_markdown(baseline_note or "no baseline was given")
+        return f"**Regression gate: ⚪ no baseline** — {note}"
+    c = comparison
+    icon, word = ("❌", "fail") if c.failed else ("✅", "pass")
+    counts = (
+        f"{len(c.regressions)} regression(s), {len(c.fixed)} fixed, "
+        f"{len(c.still_failing)} still failing, {len(c.within_noise)} within noise"
+    )
+    rates = (
+        f"task pass rate {c.gate.baseline_pass_rate * 100:.1f}% → "
+        f"{c.gate.current_pass_rate * 100:.1f}%"
+    )
+    return f"**Regression gate: {icon} {word}** — {counts}; {rates}"
+
+
+def _note(task: TaskChange) -> str:
+    notes: list[str] = []
+    if task.regression:
+        notes.append("**regression**")
+    if task.within_noise:
+        notes.append("within noise")
+    notes.extend(f"{code_span(g.grader)} {g.change}" for g in task.graders)
+    return "; ".join(notes)
+
+
+def _change_row(task: TaskChange) -> str:
+    return (
+        f"| {_ICONS[task.change]} {task.change} | {code_span(task.key)} | "
+        f"{format_count(task.baseline)} | {format_count(task.current)} | {_note(task)} |"
+    )
+
+
+def _flaky_row(flaky: FlakyTask) -> str:
+    return (
+        f"| 〰️ flaky | {code_span(flaky.key)} | | {format_count(flaky.count)} | "
+        f"95% interval {format_interval(flaky.count)} |"
+    )
+
+
+_TABLE_HEAD = "| Change | Task | Baseline | Current | Notes |\n| --- | --- | ---: | ---: | --- |"
+
+
+def ordered_changes(comparison: BaselineComparison) -> list[TaskChange]:
+    """Regressions first, then other newly failing tasks, fixed, still failing, new, removed;
+    tasks that still pass appear only when their pass rate moved."""
+    rank = {
+        Change.NEWLY_FAILING: 1,
+        Change.FIXED: 2,
+        Change.STILL_FAILING: 3,
+        Change.NEW: 4,
+        Change.REMOVED: 5,
+        Change.PASSING: 6,
+    }
+    shown = [t for t in comparison.tasks if t.change is not Change.PASSING or t.rate_changed]
+    return sorted(shown, key=lambda t: (not t.regression, rank[t.change]))
+
+
+def table_rows(
+    comparison: BaselineComparison | None,
+    flaky: Sequence[FlakyTask],
+    *,
+    changes: Sequence[Change] | None = None,
+) -> list[str]:
+    """Table rows: the comparison's tasks (only `changes` when given), then the flaky tasks."""
+    rows: list[str] = []
+    if comparison is not None:
+        rows += [
+            _change_row(t)
+            for t in ordered_changes(comparison)
+            if changes is None or t.change in changes or t.regression
+        ]
+    rows += [_flaky_row(f) for f in flaky]
+    return rows
+
+
+def fit_table(rows: Sequence[str], budget: int, tail: str) -> str:
+    """The table with as many rows as fit in `budget` bytes, then `tail` when some did not."""
+    if not rows:
+        return ""
+    kept: list[str] = []
+    used = utf8_len(_TABLE_HEAD) + 1 + utf8_len(tail) + 64
+    for row in rows:
+        used += utf8_len(row) + 1
+        if used > budget:
+            break
+        kept.append(row)
+    text = _TABLE_HEAD + "\n" + "\n".join(kept) + "\n"
+    left = len(rows) - len(kept)
+    if left:
+        text += f"\n{ELLIPSIS} {left} more row(s) {tail}\n"
+    return text
+
+
+def _gate_lines(comparison: BaselineComparison) -> list[str]:
+    gate = comparison.gate
+    lines = [
+        f"- waza gate: `{gate.outcome}` — pass-rate drop {gate.regression_pct:.2f}pp "
+        f"(limit {gate.max_regression_pct:g}pp), golden tasks {gate.golden_total}, "
+        f"{len(gate.golden_failures)} failed" + ("" if gate.golden_must_pass else " (not enforced)")
+    ]
+    lines += [
+        f"- ❌ golden task {code_span(g.test_id)} is {code_span(g.current_status)}"
+        for g in gate.golden_failures
+    ]
+    lines += [f"- ⚠️ {escape_markdown(w)}" for w in gate.warnings]
+    lines += [f"- ❌ {escape_markdown(e)}" for e in gate.errors]
+    return lines
+
+
+def render_regressions_markdown(
+    comparison: BaselineComparison | None,
+    flaky: Sequence[FlakyTask],
+    *,
+    baseline_note: str | None = None,
+    limit_bytes: int = SECTION_LIMIT,
+) -> str:
+    """The job-summary section; empty when there is neither a baseline question nor a flaky
+    task to show."""
+    if comparison is None and baseline_note is None and not flaky:
+        return ""
+    parts: list[str] = []
+    if comparison is not None or baseline_note is not None:
+        parts += [HEADING, "", verdict_line(comparison, baseline_note=baseline_note), ""]
+    if comparison is not None:
+        files = ", ".join(code_span(f) for f in comparison.baseline_files)
+        parts += [f"- baseline: {files}", *_gate_lines(comparison), ""]
+        rows = table_rows(comparison, ())
+        if rows:
+            parts.append(fit_table(rows, limit_bytes // 2, "left out (summary size limit)"))
+    if flaky:
+        parts += [FLAKY_HEADING, ""]
+        parts.append(fit_table(table_rows(None, flaky), limit_bytes // 3, "left out"))
+    text = "\n".join(parts).rstrip("\n") + "\n"
+    return cut_utf8(text, limit_bytes)
+
+
+def render_regressions_text(
+    comparison: BaselineComparison | None,
+    flaky: Sequence[FlakyTask],
+    *,
+    baseline_note: str | None = None,
+) -> str:
+    """A few plain lines for stderr / the log."""
+    lines: list[str] = []
+    if comparison is not None:
+        c = comparison
+        lines.append(
+            f"waza-ci: regression gate {'FAILED' if c.failed else 'passed'}: "
+            f"{len(c.regressions)} regression(s), {len(c.fixed)} fixed, "
+            f"{len(c.still_failing)} still failing, {len(c.within_noise)} within noise, "
+            f"{len(c.new)} new, {len(c.removed)} removed; waza gate: {c.gate.outcome}"
+        )
+        for task in ordered_changes(c):
+            mark = (
+                " REGRESSION" if task.regression else " (within noise)" if task.within_noise else ""
+            )
+            lines.append(
+                f"  {task.change}{mark}: {for_log(task.key)} "
+                f"{format_count(task.baseline)} -> {format_count(task.current)}"
+            )
+        lines += [f"  waza gate: {for_log(e)}" for e in (*c.gate.errors, *c.gate.warnings)]
+    elif baseline_note is not None:
+        lines.append(f"waza-ci: regression gate: no baseline: {for_log(baseline_note)}")
+    for f in flaky:
+        lines.append(
+            f"  flaky: {for_log(f.key)} {format_count(f.count)}, "
+            f"95% interval {format_interval(f.count)}"
+        )
+    return "".join(line + "\n" for line in lines)
+
+
+def render_summary_with_regressions(
+    summary: GradeSummary,
+    comparison: BaselineComparison | None,
+    *,
+    baseline_note: str | None = None,
+    limit_bytes: int = JOB_SUMMARY_LIMIT,
+) -> str:
+    """The grading report (job summary), then the regression section, within `limit_bytes`."""
+    return _with_section(
+        render_markdown,
+        summary,
+        comparison,
+        baseline_note,
+        limit_bytes=limit_bytes,
+        section_limit=SECTION_LIMIT,
+    )
+
+
+CHECK_SECTION_LIMIT = 16_384
+"""The regression section's share of the check run's 65,535-byte summary."""
+
+
+def render_check_summary_with_regressions(
+    summary: GradeSummary,
+    comparison: BaselineComparison | None,
+    *,
+    baseline_note: str | None = None,
+    limit_bytes: int = CHECK_SUMMARY_LIMIT,
+) -> str:
+    """The check run's summary, then the regression section, within `limit_bytes`."""
+    return _with_section(
+        render_check_summary,
+        summary,
+        comparison,
+        baseline_note,
+        limit_bytes=limit_bytes,
+        section_limit=CHECK_SECTION_LIMIT,
+    )
+
+
+def _with_section(
+    render: Callable[..., str],
+    summary: GradeSummary,
+    comparison: BaselineComparison | None,
+    baseline_note: str | None,
+    *,
+    limit_bytes: int,
+    section_limit: int,
+) -> str:
+    # The section is rendered first and the report gets what is left, so the two together
+    # never pass the limit and the report's own trimming note stays accurate.
+    section = render_regressions_markdown(
+        comparison,
+        flaky_of(summary.tasks),
+        baseline_note=baseline_note,
+        limit_bytes=min(section_limit, limit_bytes // 4),
+    )
+    report = render(summary, limit_bytes=limit_bytes - utf8_len(section) - 1)
+    return str(report) + ("\n" + section if section else "")
