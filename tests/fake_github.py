@@ -271,6 +271,9 @@ def _output_problem(output: Any, *, creating: bool) -> str | None:  # noqa: PLR0
     for key in ("summary", "text"):
         if len(str(output.get(key) or "").encode("utf-8")) > SUMMARY_MAX_BYTES:
             return f"output.{key} exceeds a maximum bytesize of 65535"
+    for key in ("title", "summary", "text"):
+        if any(ord(char) > 0xFFFF for char in str(output.get(key) or "")):
+            return f"output.{key} contains characters outside the Basic Multilingual Plane"
     annotations = output.get("annotations") or []
     if not isinstance(annotations, list):
         return "output.annotations is not an array"

@@ -22,6 +22,8 @@ OUTPUTS = (
     "check-run-id",
     "check-run-url",
     "output-file",
+    "failed-tasks",
+    "report-json",
     "regressions",
     "fixed",
     "flaky",

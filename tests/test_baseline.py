@@ -290,7 +290,14 @@ def test_baseline_is_refused_with_a_shard_and_merge_has_no_regressions_mode(
     project: Project, grade_project: Any, tmp_path: Path
 ) -> None:
     write_good_project(project, {"t1": ["good"]})
-    sharded = grade_project("--baseline", str(project.results_path), "--shard", "1/2")
+    sharded = grade_project(
+        "--baseline",
+        str(project.results_path),
+        "--shard",
+        "1/2",
+        "--output",
+        str(tmp_path / "partial.json"),
+    )
     assert sharded.code == 2
     assert "--baseline" in sharded.stderr and sharded.stderr.count("\n") == 1
     merge = run_cli_process(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import shutil
 import signal
@@ -71,9 +72,10 @@ def script_grader(project: Project, name: str, source: str, timeout: int | None 
 # --- the demo -----------------------------------------------------------------------------
 
 
-def test_demo_passes_and_prints_grade_outcome(tmp_path: Path) -> None:
+def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> None:
     out = tmp_path / "regraded.json"
     summary = tmp_path / "summary.md"
+    report = tmp_path / "report.json"
     result = run_cli_process(
         [
             "grade",
@@ -88,22 +90,115 @@ def test_demo_passes_and_prints_grade_outcome(tmp_path: Path) -> None:
             str(out),
             "--summary",
             str(summary),
+            "--report-json",
+            str(report),
         ],
         cwd=DEMO.parent.parent,
+        env={"GITHUB_ACTIONS": "", "NO_COLOR": ""},
     )
-    assert result.code == 0, result.stderr
+    assert result.code == 1, result.stderr
     outcome = result.json()
-    assert outcome["passed"] is True
+    assert outcome["passed"] is False
     assert set(outcome["tasks"]) == {"write-changelog", "bump-version"}
     averages = outcome["tasks"]["write-changelog"]["grader_averages"]
-    assert set(averages) == {"changelog_entry", "no_secrets_in_output", "safe_commands", "tone"}
+    assert set(averages) == {
+        "changelog_entry",
+        "entries_link_prs",
+        "no_secrets_in_output",
+        "safe_commands",
+        "tone",
+    }
+    assert averages["entries_link_prs"] == 0
     assert averages["tone"] == pytest.approx(0.85)  # kept prompt verdicts, not re-run
+    assert outcome["tasks"]["bump-version"]["passed"] is True
     regraded = json.loads(out.read_text(encoding="utf-8"))
     run = regraded["tasks"][0]["runs"][1]
     assert run["validations"]["changelog_entry"]["type"] == "program"  # absent before: run now
     assert run["validations"]["tone"]["feedback"] == "Clear, slightly terse."
-    assert "PASSED" in result.stderr
-    assert summary.read_text(encoding="utf-8").strip()
+    first, row = result.stderr.splitlines()[:2]
+    assert first.startswith("waza-ci: FAILED: 2 tasks · 4 runs (2 failed) · 1 failing grader")
+    assert row == (
+        "  failed  write-changelog  entries_link_prs  examples/demo/tasks/changelog.yaml:13  2/2"
+        "  AssertionError: 2 of 2 entries in '## 1.2.0' do not name their pull request as (#123)"
+    )
+    assert "\x1b[" not in result.stderr  # not a terminal: no colour
+    assert "[`entries_link_prs`]" not in summary.read_text(encoding="utf-8")  # no URL outside CI
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["failed_tasks"] == ["write-changelog"]
+    (failing,) = [g for t in data["tasks"] for g in t["graders"] if g["status"] != "passed"]
+    assert failing["source"] == {
+        "path": "examples/demo/tasks/changelog.yaml",
+        "line": 13,
+        "url": None,
+    }
+
+
+def test_in_github_actions_the_summary_links_each_grader_to_its_yaml_line(
+    project: Project, grade_project: Any
+) -> None:
+    project.write_eval(script_grader(project, "bad", "import sys\nsys.exit('nope')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    summary = project.root / "summary.md"
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "octo/repo",
+        "GITHUB_SHA": "c" * 40,
+    }
+    result = grade_project("--summary", str(summary), env=env)
+    assert result.code == 1
+    assert f"[`bad`](https://github.example/octo/repo/blob/{'c' * 40}/eval.yaml#L5)" in (
+        summary.read_text(encoding="utf-8")
+    )
+
+
+def _stderr_on_a_terminal(project: Project, env: dict[str, str]) -> str:
+    """Run the CLI with stderr on a pseudo-terminal, as a person at a shell would."""
+    main, child = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "waza_ci", "grade", "eval.yaml", "--results", "results.json"],
+        cwd=project.root,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        stdout=subprocess.DEVNULL,
+        stderr=child,
+    )
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal closes when the process exits
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=60)
+    os.close(main)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(project: Project) -> None:
+    project.write_eval(script_grader(project, "bad", "import sys\nsys.exit('nope')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    assert "\x1b[31m" in _stderr_on_a_terminal(project, {"NO_COLOR": ""})
+    plain = _stderr_on_a_terminal(project, {"NO_COLOR": "1"})
+    assert "FAILED" in plain and "\x1b[" not in plain
+
+
+def test_report_json_cannot_clash_with_the_summary_or_a_results_file(
+    project: Project, grade_project: Any
+) -> None:
+    project.write_eval(script_grader(project, "ok", "pass\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    same = str(project.root / "same.md")
+    result = grade_project("--summary", same, "--report-json", same)
+    assert result.code == 2 and "--summary and --report-json both name" in result.stderr
+    result = grade_project("--report-json", str(project.root / "results.json"))
+    assert result.code == 2 and "--report-json would overwrite the results file" in result.stderr
+    assert not (project.root / "same.md").exists()
 
 
 # --- what a grader receives ----------------------------------------------------------------
@@ -368,8 +463,7 @@ def test_timeout_kills_the_group_even_when_a_grandchild_holds_the_pipes(
     result = grade_project()
     assert time.monotonic() - started < 20
     assert result.code == 3, result.stderr
-    assert "signal: killed" in result.stderr
-    assert "timed out after 1 s" in result.stderr  # said in waza-ci's report, not in details
+    assert "timed out after 1 s (limit from config.timeout at " in result.stderr
     pid = int(pid_file.read_text())
     assert not _alive(pid), "the grandchild must be killed with the group"
 
@@ -383,6 +477,8 @@ def test_waza_yaml_program_timeout_applies(project: Project, grade_project: Any)
     result = grade_project()
     assert result.code == 3
     assert time.monotonic() - started < 15
+    where = project.root.resolve() / ".waza.yaml"
+    assert f"timed out after 1 s (limit from graders.programTimeout in {where})" in result.stderr
 
 
 def test_huge_output_is_capped_and_said_so(project: Project, grade_project: Any) -> None:
@@ -561,10 +657,18 @@ def test_output_is_identical_whatever_jobs_is(project: Project, grade_project: A
         out, summary = project.root / f"out{jobs}.json", project.root / f"sum{jobs}.md"
         result = grade_project("--jobs", jobs, "--output", str(out), "--summary", str(summary))
         assert result.code == 1
-        outputs.append((result.stdout, _strip_durations(out), summary.read_text()))
+        outputs.append((result.stdout, _strip_durations(out), _without_times(summary)))
     assert outputs[0][0] == outputs[1][0]
     assert outputs[0][1] == outputs[1][1]
     assert outputs[0][2] == outputs[1][2]
+
+
+def _without_times(path: Path) -> str:
+    """The summary without what depends on timing: durations and the slowest-graders table."""
+    text = re.sub(
+        r"<summary>Slowest graders</summary>.*?</details>", "", path.read_text(), flags=re.S
+    )
+    return re.sub(r"\b\d+(?:\.\d)? (?:ms|s)\b", "<time>", text)
 
 
 def _strip_durations(path: Path) -> Any:

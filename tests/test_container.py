@@ -269,6 +269,8 @@ class Runner:
 # --- fixtures: a workspace holding a copy of the demo --------------------------------------------
 
 
+DEMO_EXIT = 1
+"""The demo has one failing grader on purpose (entries_link_prs on write-changelog)."""
 DEMO_INPUTS = {
     "eval": f"{DEMO_DIR}/eval.yaml",
     "results": f"{DEMO_DIR}/results.json",
@@ -319,20 +321,25 @@ def error_commands(log: str) -> list[str]:
 # --- the tests -----------------------------------------------------------------------------------
 
 
-def test_demo_passes_with_a_successful_check_run(runner: Runner, fake: FakeGitHub) -> None:
+def test_demo_reports_its_failing_grader_in_the_check_run(runner: Runner, fake: FakeGitHub) -> None:
     result = runner.run(DEMO_INPUTS)
 
-    assert result.exit_code == 0, result.log
+    assert result.exit_code == DEMO_EXIT, result.log
     [check] = fake.check_runs
-    assert check["conclusion"] == "success"
+    assert check["conclusion"] == "failure"
     assert check["head_sha"] == PUSH_SHA
     assert check["name"] == action_inputs()["check-name"]["default"]
     assert all(r.headers.get("authorization") == f"Bearer {TOKEN}" for r in fake.requests)
     assert result.summary.strip(), "the job summary is empty"
     outputs = result.outputs
-    assert outputs["passed"] == "true"
+    assert outputs["passed"] == "false"
     assert int(outputs["runs-graded"]) > 0
-    assert outputs["runs-failed"] == "0"
+    assert outputs["runs-failed"] == "2"
+    assert outputs["failed-tasks"] == '["write-changelog"]'
+    report = json.loads((runner.workspace / outputs["report-json"]).read_text(encoding="utf-8"))
+    assert report["failed_tasks"] == ["write-changelog"]
+    assert "AssertionError: 2 of 2 entries" in check["output"]["summary"]
+    assert f"waza-ci: check run: {check['html_url']}" in result.log.splitlines()
     assert outputs["grader-errors"] == "0"
     assert 0 <= float(outputs["overall-score"]) <= 1
     assert outputs["check-run-id"] == str(check["id"])
@@ -417,10 +424,10 @@ def test_pull_request_check_run_goes_to_the_head_commit(runner: Runner, fake: Fa
         },
     )
 
-    assert result.exit_code == 0, result.log
+    assert result.exit_code == DEMO_EXIT, result.log
     [check] = fake.check_runs
     assert check["head_sha"] == PR_HEAD_SHA
-    assert check["conclusion"] == "success"
+    assert check["conclusion"] == "failure"
     assert_no_context_dir_left(result)
 
 

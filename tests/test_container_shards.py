@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.conftest import without_times
 from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
 from tests.test_container import DEMO, ROOT, Runner, assert_no_context_dir_left, ensure_image
 
@@ -93,7 +94,7 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
         variables = {**env, "matrix.shard": str(shard)}
         inputs = {k: substitute(v, variables) for k, v in step(grade_job, ACTION)["with"].items()}
         result = runner.run(inputs)
-        assert result.exit_code == 0, result.log
+        assert result.exit_code in (0, 1), result.log  # the demo fails on one task
         assert fake.check_runs == [], "a shard must not post a check run"
         assert result.summary.strip(), "a shard writes its own step summary"
         assert_no_context_dir_left(result)
@@ -113,7 +114,7 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
             shutil.copy(file, folder / file.name)
     merged = runner.run({k: str(v) for k, v in step(merge_job, ACTION)["with"].items()})
 
-    assert merged.exit_code == 0, merged.log
+    assert merged.exit_code == 1, merged.log  # the demo's one failing grader
     [check] = fake.check_runs
     alone = runner.run(
         {
@@ -122,12 +123,12 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
             "check-name": "unsharded",
         }
     )
-    assert alone.exit_code == 0, alone.log
+    assert alone.exit_code == 1, alone.log
     [_, unsharded] = fake.check_runs
-    assert check["conclusion"] == unsharded["conclusion"] == "success"
+    assert check["conclusion"] == unsharded["conclusion"] == "failure"
     for field in ("title", "summary", "text"):
-        assert check["output"][field] == unsharded["output"][field], field
-    assert merged.summary == alone.summary
+        assert without_times(check["output"][field]) == without_times(unsharded["output"][field])
+    assert without_times(merged.summary) == without_times(alone.summary)
     assert {k: v for k, v in merged.outputs.items() if not k.startswith("check-run")} == {
         k: v for k, v in alone.outputs.items() if not k.startswith("check-run")
     }

@@ -78,6 +78,7 @@ class Runner:
             "check-run": "true",
             "job-summary": "true",
             "commit": "",
+            "report": "failures",
         }
         full = {
             "PATH": FAST_PATH,
@@ -134,25 +135,28 @@ DEMO_INPUTS = {
     "workspace": "examples/demo/workspace",
     "working-directory": "examples/demo",
 }
+DEMO_EXIT = 1
+"""The demo has one failing grader (`entries_link_prs` on write-changelog, both runs), so the
+report shows what a failure looks like."""
 
 
-def test_demo_passes_posts_success_and_writes_outputs(
+def test_demo_posts_its_failure_and_writes_outputs(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     (check,) = fake.check_runs
     assert check["head_sha"] == HEAD_SHA
-    assert check["conclusion"] == "success"
+    assert check["conclusion"] == "failure"
     assert check["name"] == "waza program graders"
-    assert result.outputs["passed"] == "true"
+    assert result.outputs["passed"] == "false"
     assert result.outputs["runs-graded"] == "4"
-    assert result.outputs["runs-failed"] == "0"
+    assert result.outputs["runs-failed"] == "2"
     assert result.outputs["grader-errors"] == "0"
     assert result.outputs["check-run-id"] == str(check["id"])
     assert result.outputs["check-run-url"] == check["html_url"]
-    assert float(result.outputs["overall-score"]) == pytest.approx(0.98125, abs=1e-4)
+    assert float(result.outputs["overall-score"]) == pytest.approx(0.885, abs=1e-4)
     assert result.summary.startswith("earlier step's summary\n")
     assert "write-changelog" in result.summary
     lines = result.stdout.splitlines()
@@ -161,8 +165,72 @@ def test_demo_passes_posts_success_and_writes_outputs(
         lines.index("::endgroup::"),
     )
     progress = [i for i, line in enumerate(lines) if line.startswith("waza-ci: [")]
-    assert len(progress) == 12 and all(opened < i < closed for i in progress)
+    assert len(progress) == 14 and all(opened < i < closed for i in progress)
+    # The report: the first screen in the check run, the details in output.text, the URL in
+    # the log, the failing tasks and the report JSON as outputs.
+    assert "| 2 / 2 | `AssertionError: 2 of 2 entries" in check["output"]["summary"]
+    assert f"/blob/{HEAD_SHA}/examples/demo/tasks/changelog.yaml#L13)" in check["output"]["summary"]
+    assert "no pull request reference: - Added `--dry-run`" in check["output"]["text"]
+    assert f"waza-ci: check run: {check['html_url']}" in lines
+    assert result.outputs["failed-tasks"] == '["write-changelog"]'
+    assert result.outputs["report-json"] == ".waza-ci/report-waza-ci.json"
+    report = json.loads((demo_workspace / result.outputs["report-json"]).read_text())
+    assert report["failed_tasks"] == ["write-changelog"]
+    (annotation,) = check["annotations"]
+    assert annotation["title"] == "entries_link_prs failed on write-changelog (2 of 2 runs)"
+    assert (annotation["path"], annotation["start_line"]) == (
+        "examples/demo/tasks/changelog.yaml",
+        13,
+    )
     assert len(result.summary.encode()) <= 1024 * 1024 + 100
+
+
+def test_a_wrong_working_directory_is_one_banner_with_the_fix(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run({**DEMO_INPUTS, "working-directory": "."})  # graders/… not found
+    assert result.code == 1, result.log
+    summary = fake.check_runs[0]["output"]["summary"]
+    assert "**⚠️ Every grader execution (14) failed the same way:**" in summary
+    assert "can't open file" in summary
+    assert "**Likely fix:** the grader's paths are resolved from working-directory" in summary
+    assert "Every grader execution (14) failed the same way" in result.summary
+    assert "every grader execution (14) failed the same way" in result.stdout
+
+
+def test_report_input_lists_every_task_and_refuses_other_values(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run({**DEMO_INPUTS, "report": "all"})
+    assert result.code == DEMO_EXIT, result.log
+    assert (
+        "### All tasks" in result.summary
+        and "### All tasks" in fake.check_runs[0]["output"]["summary"]
+    )
+    bad = runner.run({**DEMO_INPUTS, "report": "everything"})
+    assert bad.code == 2 and "input `report` must be `failures` or `all`" in bad.stdout
+
+
+def test_emoji_stay_in_the_summary_and_never_reach_the_checks_api(
+    tmp_path: Path, fake: FakeGitHub, project: Project
+) -> None:
+    script = project.write_grader(
+        "emoji.py", "import sys\nprint('bad result 😀 𠀀', file=sys.stderr)\nsys.exit(1)\n"
+    )
+    project.write_eval(project.program_grader("emoji 🎉", script))
+    project.write_task("t😀")
+    project.write_results(make_results({"t😀": [make_run()]}))
+    runner = Runner(tmp_path, fake, project.root)
+    result = runner.run({"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"})
+    assert result.code == 1, result.log
+    (check,) = fake.check_runs  # the fake refuses 4-byte UTF-8 as GitHub does
+    assert "bad result U+1F600 U+20000" in check["output"]["summary"] + check["output"]["text"]
+    assert check["annotations"][0]["title"] == "emoji U+1F389 failed on tU+1F600 (1 of 1 run)"
+    for request in fake.requests_for("POST") + fake.requests_for("PATCH"):
+        assert not any(ord(char) > 0xFFFF for char in json.dumps(request.body, ensure_ascii=False))
+    assert "bad result 😀 𠀀" in result.summary
 
 
 def test_token_is_masked_and_never_reaches_graders_or_output(
@@ -195,11 +263,18 @@ def test_token_is_masked_and_never_reaches_graders_or_output(
 
 
 def _failing_project(project: Project, tasks: int, graders: int) -> None:
-    fail = project.write_grader("fail.py", "import sys\nsys.stderr.write('nope')\nsys.exit(1)\n")
+    # One more task passes, so no grader fails on every task (that would be one annotation).
+    fail = project.write_grader(
+        "fail.py",
+        "import sys\nif sys.stdin.read() == 'pass':\n    sys.exit(0)\n"
+        "sys.stderr.write('nope')\nsys.exit(1)\n",
+    )
     project.write_eval("".join(project.program_grader(f"g{i}", fail) for i in range(graders)))
-    for index in range(tasks):
-        project.write_task(f"t{index:03d}")
-    project.write_results(make_results({f"t{index:03d}": [make_run()] for index in range(tasks)}))
+    runs = {f"t{index:03d}": [make_run()] for index in range(tasks)}
+    runs["t999-passing"] = [make_run(final_output="pass")]
+    for task_id in runs:
+        project.write_task(task_id)
+    project.write_results(make_results(runs))
 
 
 def test_123_annotations_go_in_one_create_and_two_updates(
@@ -247,7 +322,7 @@ def test_head_sha_follows_the_event(
     runner = Runner(tmp_path, fake, demo_workspace)
     env = runner.event(event_name, payload)
     result = runner.run({**DEMO_INPUTS, "commit": commit}, env={**env, "GITHUB_SHA": MERGE_SHA})
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     (check,) = fake.check_runs
     assert check["head_sha"] == expected
 
@@ -279,9 +354,11 @@ def test_api_failure_does_not_change_the_verdict(
     fake.add_fault(Fault.unprocessable("POST"))
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert "::warning" in result.stdout and "Validation Failed" in result.stdout
-    assert result.outputs["passed"] == "true"
+    assert result.outputs["passed"] == "false"
+    assert result.outputs["failed-tasks"] == '["write-changelog"]'
+    assert result.outputs["check-run-url"] == ""
 
 
 def test_a_server_error_is_retried_without_a_second_check_run(
@@ -290,7 +367,7 @@ def test_a_server_error_is_retried_without_a_second_check_run(
     fake.add_fault(Fault.apply_then_fail("POST"))
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert len(fake.check_runs) == 1
     assert result.outputs["check-run-id"] == str(fake.check_runs[0]["id"])
 
@@ -354,7 +431,7 @@ def test_outside_actions_no_api_call_and_summary_on_stdout(
     result = runner.run(
         DEMO_INPUTS, env={"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": "", "GITHUB_OUTPUT": ""}
     )
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert fake.requests == []
     assert "write-changelog" in result.stdout and "|" in result.stdout
 
@@ -364,7 +441,7 @@ def test_output_input_writes_the_regraded_file(
 ) -> None:
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run({**DEMO_INPUTS, "output": "out/regraded.json"})
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     regraded = json.loads((demo_workspace / "out" / "regraded.json").read_text())
     assert regraded["tasks"][1]["runs"][0]["validations"]["version_bumped"]["passed"] is True
     assert result.outputs["output-file"] == "out/regraded.json"
@@ -422,7 +499,10 @@ def test_grader_error_exits_3_and_fails_the_check(
     (check,) = fake.check_runs
     assert check["conclusion"] == "failure"
     assert result.outputs["grader-errors"] == "1"
-    assert "error" in check["annotations"][0]["title"].lower()
+    assert check["annotations"][0]["title"] == "gone grader error on t1 (1 of 1 run)"
+    summary = check["output"]["summary"]
+    assert "⚠️ **error**" in summary and "`command not found: no-such-binary-x`" in summary
+    assert "**What to do:** install it in the job" in summary
 
 
 def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(
@@ -434,7 +514,7 @@ def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(
     result = runner.run(
         DEMO_INPUTS, env={"GITHUB_STEP_SUMMARY": str(blocked), "GITHUB_OUTPUT": str(blocked)}
     )
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert "Traceback" not in result.log
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert any("job summary" in w for w in warnings)
@@ -449,7 +529,7 @@ def test_retry_notices_are_fenced_one_line_and_redacted(
     fake.add_fault(Fault("POST", status=503, body={"message": hostile}))
     runner = Runner(tmp_path, fake, demo_workspace)
     result = runner.run(DEMO_INPUTS)
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert len(fake.check_runs) == 1
     assert "INJECTED" in result.stdout, "the retry notice is shown"
     fenced = _fenced_ranges(result.stdout)
@@ -510,11 +590,11 @@ def test_a_silent_api_costs_at_most_api_timeout_and_keeps_the_verdict(
         started = time.monotonic()
         result = runner.run({**DEMO_INPUTS, "api-timeout": "2"}, env={"GITHUB_API_URL": silent.url})
         elapsed = time.monotonic() - started
-    assert result.code == 0, result.log
+    assert result.code == DEMO_EXIT, result.log
     assert elapsed < 15, elapsed  # grading + 2 s, not minutes of retries
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert len(warnings) == 1 and "api-timeout" in warnings[0], warnings
-    assert result.outputs["passed"] == "true" and result.outputs["check-run-id"] == ""
+    assert result.outputs["passed"] == "false" and result.outputs["check-run-id"] == ""
     assert "write-changelog" in result.summary
     assert "Traceback" not in result.log
 

@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CliResult, Project, make_results, make_run, run_cli_process
+from tests.conftest import (
+    CliResult,
+    Project,
+    make_results,
+    make_run,
+    run_cli_process,
+    without_times,
+)
 from waza_ci.errors import InputError
 from waza_ci.results import dump_results
 from waza_ci.shard import assign_shards, parse_shard
@@ -22,7 +29,9 @@ TASKS = [f"t{number:02d}" for number in range(11)]  # 11: divisible by none of 2
 MISSING_FROM_RESULTS = "t09"
 
 
-def graders_yaml(*entries: tuple[str, str, list[str]], weight: int | None = None) -> str:
+def graders_yaml(
+    *entries: tuple[str, str, list[str]], weight: int | None = None, timeout: int | None = None
+) -> str:
     lines = []
     for name, command, args in entries:
         lines += ["- type: program", f"  name: {name}"]
@@ -30,6 +39,8 @@ def graders_yaml(*entries: tuple[str, str, list[str]], weight: int | None = None
             lines.append(f"  weight: {weight}")
         lines += ["  config:", f"    command: {json.dumps(command)}"]
         lines.append(f"    args: {json.dumps(args)}")
+        if timeout is not None:
+            lines.append(f"    timeout: {timeout}")
     return "\n".join(lines) + "\n"
 
 
@@ -71,6 +82,9 @@ def build_suite(project: Project) -> Project:
             extra.append(("fails", "false", []))
         if task_id == "t05":
             extra.append(("missing", "waza-ci-no-such-grader-command", []))
+        if task_id == "t07":  # a grader error whose report carries a note (the timeout)
+            project.write_task(task_id, graders_yaml(("slow", "sleep", ["5"]), timeout=1))
+            continue
         project.write_task(task_id, graders_yaml(*extra, weight=2) if extra else "")
     project.write_results(results_doc([t for t in TASKS if t != MISSING_FROM_RESULTS]))
     return project
@@ -99,8 +113,11 @@ def grade_in_shards(project: Project, count: int, folder: str, *extra: str) -> l
     partials = []
     for index in range(1, count + 1):
         out = project.root / folder / f"shard-{index}"
-        done = grade(project, "--shard", f"{index}/{count}", "--output", str(out), *extra)
+        summary = project.root / folder / f"summary-{index}.md"
+        shard = ["--shard", f"{index}/{count}"]
+        done = grade(project, *shard, "--output", str(out), "--summary", str(summary), *extra)
         assert done.code in (0, 1, 3), done.stderr
+        assert summary.read_text().startswith(f"> **Shard {index} of {count}**: this summary")
         partials.append(out)
     return partials
 
@@ -108,25 +125,36 @@ def grade_in_shards(project: Project, count: int, folder: str, *extra: str) -> l
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
 def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count: int) -> None:
     whole = grade(suite, "--output", "whole.json", "--summary", "whole.md")
-    assert whole.code == 3, whole.stderr  # t05's grader cannot start
+    assert whole.code == 3, whole.stderr  # t05's grader cannot start, t07's times out
+    assert "timed out after 1 s" in whole.stderr
     partials = grade_in_shards(suite, count, "partials")
 
     merged = merge(suite, *map(str, reversed(partials)), "--output", "m.json", "--summary", "m.md")
 
     assert merged.code == whole.code, merged.stderr
     assert merged.stdout == whole.stdout
-    assert merged.stderr == whole.stderr
+    assert without_times(merged.stderr) == without_times(whole.stderr)
     root = suite.root
-    assert (root / "m.md").read_text() == (root / "whole.md").read_text()
+    assert without_times((root / "m.md").read_text()) == without_times(
+        (root / "whole.md").read_text()
+    )
     assert without_measured_durations((root / "m.json").read_text()) == (
         without_measured_durations((root / "whole.json").read_text())
     )
-    # Each partial is a waza results file naming its shard and only its own tasks.
-    graded = [json.loads(p.read_text())["waza_ci"] for p in partials]
+    # Each partial is a waza results file naming its shard and holding only the tasks it
+    # graded; shard 1 also carries the task no shard grades. Every task travels once.
+    docs = [json.loads(p.read_text()) for p in partials]
     expected = [{"index": i, "count": count} for i in range(1, 1 + count)]
-    assert [g["shard"] for g in graded] == expected
-    ids = sorted(t["test_id"] for g in graded for t in g["tasks"])
-    assert ids == sorted(t for t in TASKS if t != MISSING_FROM_RESULTS)
+    assert [d["waza_ci"]["shard"] for d in docs] == expected
+    for number, doc in enumerate(docs):
+        held = [task["test_id"] for task in doc["tasks"]]
+        graded = [task["test_id"] for task in doc["waza_ci"]["tasks"]]
+        assert sorted(held) == sorted(graded + (["not-in-spec"] if number == 0 else []))
+        assert doc["waza_ci"]["task_indexes"] == sorted(doc["waza_ci"]["task_indexes"])
+        assert doc["summary"]["total_tests"] == len(held)
+    assert not (suite.root / "m.md").read_text().startswith("> **Shard")
+    every = sorted(task["test_id"] for doc in docs for task in doc["tasks"])
+    assert every == sorted([t for t in TASKS if t != MISSING_FROM_RESULTS] + ["not-in-spec"])
 
 
 def test_several_results_files_and_weights_merge_identically(suite: Project) -> None:
@@ -142,7 +170,9 @@ def test_several_results_files_and_weights_merge_identically(suite: Project) -> 
     merged = merge(suite, *files, "--output", "merged", "--summary", "m.md")
 
     assert (merged.code, merged.stdout) == (whole.code, whole.stdout), merged.stderr
-    assert (suite.root / "m.md").read_text() == (suite.root / "whole.md").read_text()
+    assert without_times((suite.root / "m.md").read_text()) == without_times(
+        (suite.root / "whole.md").read_text()
+    )
     for name in ("results.json", "more.json"):
         ours = (suite.root / "merged" / name).read_text()
         assert without_measured_durations(ours) == without_measured_durations(
@@ -201,12 +231,25 @@ def test_a_plain_results_file_is_not_a_partial(suite: Project) -> None:
 
 def test_a_task_graded_by_two_shards_is_refused(suite: Project, three: list[Path]) -> None:
     first, second = (json.loads(p.read_text()) for p in three[:2])
-    second["waza_ci"]["tasks"].append(first["waza_ci"]["tasks"][0])
+    entry = first["waza_ci"]["tasks"][0]  # shard 2 claims to hold and grade it too
+    second["waza_ci"]["tasks"].append(entry)
+    second["waza_ci"]["task_indexes"].append(entry["index"])
+    second["tasks"].append(first["tasks"][first["waza_ci"]["task_indexes"].index(entry["index"])])
     three[1].write_text(json.dumps(second))
     line = one_line_error(merge(suite, *map(str, three)))
     task = first["waza_ci"]["tasks"][0]["test_id"]
     assert f"task {task!r} is graded by both shard 1/3" in line
     assert "shard 2/3 of results.json" in line
+
+
+def test_a_task_in_no_partial_is_refused(suite: Project, three: list[Path]) -> None:
+    doc = json.loads(three[0].read_text())
+    at = [task["test_id"] for task in doc["tasks"]].index("not-in-spec")
+    del doc["tasks"][at]
+    lost = doc["waza_ci"]["task_indexes"].pop(at)
+    three[0].write_text(json.dumps(doc))
+    line = one_line_error(merge(suite, *map(str, three)))
+    assert line.endswith(f"$.tasks[{lost}] of results.json is in none of its partials")
 
 
 def test_a_malformed_section_names_its_json_path(suite: Project, three: list[Path]) -> None:
@@ -224,11 +267,19 @@ def test_a_bad_shard_is_a_usage_error(suite: Project, text: str) -> None:
     assert "--shard" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+def test_a_shard_without_output_is_a_usage_error(suite: Project) -> None:
+    done = grade(suite, "--shard", "1/2")
+    assert (done.code, done.stdout) == (2, "")
+    assert done.stderr == (
+        "waza-ci: error: --shard needs --output: the partial results file `merge` reads\n"
+    )
+
+
 def test_weights_without_a_shard_are_a_usage_error(suite: Project) -> None:
     done = grade(suite, "--shard-weights", str(suite.results_path))
     assert (done.code, done.stderr.strip()) == (
         2,
-        "waza-ci: error: --shard-weights is only meaningful with --shard",
+        "waza-ci: error: shard weights (--shard-weights, input `shard-weights`) need a shard",
     )
 
 
@@ -287,3 +338,10 @@ def test_weights_file_keeps_the_merge_identical_and_moves_slow_tasks(suite: Proj
     alone = [s for s in sections if "t00" in {t["test_id"] for t in s["tasks"]}]
     assert [len(s["tasks"]) for s in alone] == [1]
     assert merge(suite, *map(str, partials)).code == 3
+
+
+def test_the_merge_never_overwrites_a_partial(suite: Project, three: list[Path]) -> None:
+    before = three[0].read_bytes()
+    line = one_line_error(merge(suite, *map(str, three), "--output", str(three[0])))
+    assert "would overwrite the results file" in line
+    assert three[0].read_bytes() == before

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import re
 import sys
@@ -17,7 +18,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from waza_ci.baseline import BaselineComparison
 from waza_ci.baseline_io import (
@@ -45,6 +46,15 @@ from waza_ci.gate_step import (
     load_gate_settings,
     missing_baseline_note,
 )
+from waza_ci.github.checks import (
+    FIX_HINT,
+    CheckRunClient,
+    CheckRunRequest,
+    CheckRunResult,
+    ChecksUnavailable,
+    Conclusion,
+)
+from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import (
     RunnerEnv,
     WorkflowCommands,
@@ -55,18 +65,22 @@ from waza_ci.github.runner import (
 )
 from waza_ci.grading import cancel_on_signals, grader_environment
 from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
-from waza_ci.report._text import for_log  # re only: cheap
-from waza_ci.shard import Shard, parse_shard
-
-if TYPE_CHECKING:
-    from waza_ci.github.checks import CheckRunResult, Conclusion
-    from waza_ci.github.http import GitHubHttp
-    from waza_ci.report.annotations import Annotation
-    from waza_ci.results import ResultsFile
-    from waza_ci.scoring import GradeSummary
-
-# The HTTP client (requests), the comment and the report renderers are imported where they are
-# used, after grading: the action's first line of output should not wait for them.
+from waza_ci.pr_comment import CommentContext, publish_comment
+from waza_ci.report._text import for_log
+from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
+from waza_ci.report.markdown import JOB_SUMMARY_LIMIT, check_title, render_check_text
+from waza_ci.report.model import Report, SourceLinks, build_report, report_json_text
+from waza_ci.report.regressions import (
+    flaky_of,
+    render_check_summary_with_regressions,
+    render_regressions_text,
+    render_summary_with_regressions,
+)
+from waza_ci.report.screen import ListMode
+from waza_ci.report.text import render_text
+from waza_ci.results import ResultsFile, write_results
+from waza_ci.scoring import GradeSummary
+from waza_ci.shard import Shard, parse_shard, shard_note
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
@@ -85,6 +99,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "check-run": "true",
     "job-summary": "true",
     "commit": "",
+    "report": "failures",
     "mode": "grade",
     "shard": "",
     "shard-weights": "",
@@ -92,6 +107,10 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     **GATE_INPUT_DEFAULTS,
 }
 MODES = ("grade", "merge")
+REPORT_MODES: tuple[ListMode, ...] = ("failures", "all")
+REPORT_JSON_DIR = ".waza-ci"
+"""Where the report JSON goes, relative to the workspace: the only folder a Docker action
+shares with later steps (RUNNER_TEMP is not mounted into the container)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +132,7 @@ class ActionSettings:
     api_timeout_s: float = 60.0
     gate: GateSettings = field(default_factory=GateSettings)
     token: str | None = field(default=None, repr=False)
+    report: ListMode = "failures"
     merge: bool = False
     """`mode: merge`: `results` are the partial files of a sharded grading."""
     shard: Shard | None = None
@@ -135,6 +155,8 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         raise InputError("input `shard` is for `mode: grade`; `mode: merge` joins all shards")
     if get("shard") and get("baseline"):
         raise InputError("input `baseline` compares a whole grading: give it to the merge job")
+    if get("shard") and not get("output"):
+        raise InputError("input `shard` needs `output`: the partial results file the merge reads")
     weights = tuple(
         Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
     )
@@ -154,10 +176,19 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         api_timeout_s=_seconds("api-timeout", get("api-timeout")),
         gate=load_gate_settings(get),
         token=input_value(env, "github-token"),
+        report=_report_mode(get("report")),
         merge=merge,
         shard=parse_shard(get("shard"), "input `shard`") if get("shard") else None,
         shard_weights=weights,
     )
+
+
+def _report_mode(value: str) -> ListMode:
+    for mode in REPORT_MODES:
+        if value == mode:
+            return mode
+    allowed = " or ".join(f"`{m}`" for m in REPORT_MODES)
+    raise InputError(f"input `report` must be {allowed}, not {value!r}")
 
 
 def _jobs(value: str) -> int | None:
@@ -199,15 +230,9 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     except WazaCiError as err:
         _report_error(commands, err, repo_root=env.get("GITHUB_WORKSPACE") or os.getcwd())
         return err.exit_code
-    from waza_ci.pr_comment import CommentContext, publish_comment  # noqa: PLC0415 - see imports
-    from waza_ci.report.regressions import (  # noqa: PLC0415
-        flaky_of,
-        render_check_summary_with_regressions,
-        render_regressions_text,
-        render_summary_with_regressions,
-    )
-
     summary = report.summary
+    links = SourceLinks(runner.server_url, runner.repository, head_sha) if head_sha else None
+    model = build_report(summary, repo_root=runner.workspace or os.getcwd(), links=links)
     comparison = compare_with_baseline(
         summary, results_files, baseline_files, task=settings.task, options=settings.gate.options
     )
@@ -216,7 +241,15 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
         commands.warning(baseline_note)
     with commands.stop_commands():
         stdout.write(render_regressions_text(comparison, flaky, baseline_note=baseline_note))
-    markdown = render_summary_with_regressions(summary, comparison, baseline_note=baseline_note)
+    note = shard_note(settings.shard)
+    markdown = note + render_summary_with_regressions(
+        summary,
+        model,
+        comparison,
+        baseline_note=baseline_note,
+        mode=settings.report,
+        limit_bytes=JOB_SUMMARY_LIMIT - len(note.encode()),
+    )
     if settings.job_summary and runner.summary_path:
         try:
             append_summary(runner.summary_path, markdown)
@@ -234,9 +267,10 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
                 env=env,
                 head_sha=head_sha,
                 summary=summary,
+                report=model,
                 conclusion=conclusion_of(summary, settings.fail_on, comparison),
                 check_summary=render_check_summary_with_regressions(
-                    summary, comparison, baseline_note=baseline_note
+                    summary, model, comparison, baseline_note=baseline_note, mode=settings.report
                 ),
                 commands=commands,
             )
@@ -264,8 +298,9 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     finally:
         if http is not None:
             http.close()
+    report_json = _write_report_json(model, env, commands)
     if runner.output_path:
-        outputs = _step_outputs(summary, check, output_file)
+        outputs = _step_outputs(summary, check, output_file, model, report_json)
         outputs |= gate_outputs(summary, comparison, len(flaky))
         try:
             write_outputs(runner.output_path, outputs)
@@ -350,9 +385,6 @@ def _grade(
 def _print_verdict(
     report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
 ) -> None:
-    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see imports
-    from waza_ci.report.text import render_text  # noqa: PLC0415
-
     for warning in report.warnings:  # an annotation on the file and line it is about
         where = warning.location
         commands.warning(
@@ -361,7 +393,23 @@ def _print_verdict(
             line=where.line if where else None,
         )
     with commands.stop_commands():
-        stdout.write(render_text(report.summary))
+        model = build_report(report.summary, repo_root=repo_root)
+        stdout.write(render_text(model, summary_hint="the job summary"))
+
+
+def _write_report_json(report: Report, env: Mapping[str, str], commands: WorkflowCommands) -> str:
+    """The report JSON under the workspace; its workspace-relative path, or "" if not written.
+
+    One file per step: GITHUB_ACTION names the step (the runner suffixes repeated uses).
+    """
+    step = re.sub(r"[^A-Za-z0-9_.-]", "_", env.get("GITHUB_ACTION", "")) or "waza-ci"
+    relative = f"{REPORT_JSON_DIR}/report-{step}.json"
+    try:
+        write_text_files({Path(relative): report_json_text(report)})
+    except WazaCiError as err:  # a reporting problem must not hide the verdict
+        commands.warning(f"could not write the report JSON: {err}")
+        return ""
+    return relative
 
 
 def _write_output_file(
@@ -369,8 +417,6 @@ def _write_output_file(
 ) -> Path | None:
     if settings.output is None:
         return None
-    from waza_ci.results import write_results  # noqa: PLC0415 - see the imports
-
     write_text_files(
         {
             plan.results[r.source.name]: functools.partial(write_results, r.raw)
@@ -382,8 +428,6 @@ def _write_output_file(
 
 def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: str) -> None:
     """One `::error`; pointing at the file and line when the error has a YAML/JSON line."""
-    from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see imports
-
     location = err.location
     if location is None or location.line is None:
         commands.error(str(err), title="waza-ci")
@@ -416,8 +460,6 @@ def _github_http(
 ) -> GitHubHttp | None:
     """One session, one deadline (`api-timeout`) for all of the step's GitHub work (the check
     run and the pull-request comment); None without a token or with a malformed API URL."""
-    from waza_ci.github.http import GitHubHttp  # noqa: PLC0415 - see the imports
-
     if not settings.token:
         return None
     try:
@@ -440,22 +482,12 @@ def _publish(
     env: Mapping[str, str],
     head_sha: str,
     summary: GradeSummary,
+    report: Report,
     conclusion: Conclusion,
     check_summary: str,
     commands: WorkflowCommands,
 ) -> CheckRunResult | None:
-    from waza_ci.github.checks import (  # noqa: PLC0415 - see the imports
-        FIX_HINT,
-        CheckRunClient,
-        CheckRunRequest,
-        CheckRunResult,
-        ChecksUnavailable,
-    )
-    from waza_ci.github.http import GitHubError  # noqa: PLC0415
-    from waza_ci.report.annotations import build_annotations  # noqa: PLC0415
-    from waza_ci.report.markdown import check_title  # noqa: PLC0415
-
-    annotations = build_annotations(summary, repo_root=runner.workspace or os.getcwd())
+    annotations = build_annotations(report)
     if not settings.token:
         commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)
         _log_annotations(commands, annotations)
@@ -468,14 +500,18 @@ def _publish(
         head_sha=head_sha,
         external_id=_external_id(runner, settings.check_name, env),
         conclusion=conclusion,
-        title=check_title(summary),
+        title=check_title(report),
         summary=check_summary,
+        text=render_check_text(report),
         annotations=annotations,
         details_url=_run_url(runner),
     )
     try:
         # Not closed here: the session (and its deadline) is shared with the comment step.
-        return CheckRunClient(http, runner.repository).publish(request)
+        posted = CheckRunClient(http, runner.repository).publish(request)
+        if posted.html_url:  # GitHub's text: printed as data, never as a command
+            commands.echo_untrusted(f"waza-ci: check run: {for_log(posted.html_url)}")
+        return posted
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
     except GitHubError as err:  # DeadlineExceeded included: one warning, the verdict stands
@@ -540,9 +576,15 @@ def _run_url(runner: RunnerEnv) -> str | None:
 
 
 def _step_outputs(
-    summary: GradeSummary, check: CheckRunResult | None, output_file: Path | None
+    summary: GradeSummary,
+    check: CheckRunResult | None,
+    output_file: Path | None,
+    report: Report,
+    report_json: str,
 ) -> dict[str, str]:
     return {
+        "failed-tasks": json.dumps(report.failed_tasks, ensure_ascii=False),
+        "report-json": report_json,
         "passed": "true" if summary.passed and not summary.grader_errors else "false",
         "overall-score": f"{summary.overall_score:.4f}",
         "runs-graded": str(summary.runs_graded),

@@ -8,7 +8,7 @@ import argparse
 import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from waza_ci.engine import GradeReport
     from waza_ci.grading import Progress
     from waza_ci.outputs import OutputPlan
+    from waza_ci.report.model import Report, SourceLinks
     from waza_ci.shard import Shard
 
 # Everything grading needs (pydantic models, YAML, the report) is imported where it is used,
@@ -80,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the regraded results file (a folder when several results files are given)",
     )
     grade_cmd.add_argument("--summary", type=Path, metavar="FILE", help="write the Markdown report")
+    _add_report_arguments(grade_cmd)
     grade_cmd.add_argument(
         "--jobs",
         type=_positive_int,
@@ -122,6 +124,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_report_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--report-json",
+        type=Path,
+        metavar="PATH",
+        help="write the machine-readable report (per task and grader: status, reason, runs, "
+        "durations, YAML line)",
+    )
+    command.add_argument(
+        "--report",
+        choices=["failures", "all"],
+        default="failures",
+        help="'failures' (default): passing tasks are listed compactly in --summary; "
+        "'all': every task and grader in detail",
+    )
+
+
 def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
     grade_cmd.add_argument(
         "--shard",
@@ -151,6 +170,7 @@ def _add_merge_command(commands: Any) -> None:
     merge_cmd.add_argument("partials", nargs="+", metavar="PARTIAL", help="paths or globs")
     merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
     merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
+    _add_report_arguments(merge_cmd)
     merge_cmd.add_argument(
         "--fail-on",
         type=FailOn,
@@ -187,6 +207,8 @@ def _grade(args: argparse.Namespace) -> int:
     from waza_ci.grading import grader_environment  # noqa: PLC0415
     from waza_ci.outputs import plan_outputs  # noqa: PLC0415
 
+    if args.shard is not None and args.output is None:
+        raise InputError("--shard needs --output: the partial results file `merge` reads")
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
         eval_path=args.eval_yaml,
@@ -215,6 +237,7 @@ def _grade(args: argparse.Namespace) -> int:
         args.summary,
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
+        report_json=args.report_json,
     )
     report = run_grading(prepared, min_task_pass_rate=args.min_task_pass_rate)
     comparison = compare_with_baseline(
@@ -229,7 +252,8 @@ def _merge(args: argparse.Namespace) -> int:
 
     report, partials = merge_grading(args.partials)
     names = [r.source.name for r in report.regraded]
-    return _finish(args, plan_outputs(args.output, args.summary, names, partials), report)
+    plan = plan_outputs(args.output, args.summary, names, partials, report_json=args.report_json)
+    return _finish(args, plan, report)
 
 
 def _finish(
@@ -240,28 +264,56 @@ def _finish(
     note: str | None = None,
 ) -> int:
     from waza_ci.baseline_io import gated_exit_code  # noqa: PLC0415 - see the imports above
+    from waza_ci.report.model import build_report  # noqa: PLC0415
     from waza_ci.report.regressions import flaky_of, render_regressions_text  # noqa: PLC0415
     from waza_ci.report.text import render_text  # noqa: PLC0415
     from waza_ci.results import dump_json  # noqa: PLC0415
+    from waza_ci.shard import shard_note  # noqa: PLC0415
 
     for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
-    _write_outputs(plan, report, comparison, note)
+    model = build_report(report.summary, repo_root=os.getcwd(), links=_source_links(os.environ))
+    _write_outputs(
+        plan,
+        report,
+        model,
+        args.report,
+        comparison=comparison,
+        note=note,
+        shard_heading=shard_note(getattr(args, "shard", None)),
+    )
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(report.summary.outcome_json())))
-    sys.stderr.write(render_text(report.summary))
+    colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    sys.stderr.write(render_text(model, colour=colour))
     flaky = flaky_of(report.summary.tasks)
     sys.stderr.write(render_regressions_text(comparison, flaky, baseline_note=note))
     return gated_exit_code(report.summary, args.fail_on, comparison)
 
 
+def _source_links(env: Mapping[str, str]) -> SourceLinks | None:
+    """Inside GitHub Actions, the YAML lines link to the commit being built."""
+    from waza_ci.report.model import SourceLinks  # noqa: PLC0415 - see the imports above
+
+    if env.get("GITHUB_ACTIONS") != "true":
+        return None
+    parts = (env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_SHA"))
+    server, repository, sha = parts
+    return SourceLinks(server, repository, sha) if server and repository and sha else None
+
+
 def _write_outputs(
     plan: OutputPlan,
     report: GradeReport,
+    model: Report,
+    mode: str,
+    *,
     comparison: BaselineComparison | None,
     note: str | None,
+    shard_heading: str,
 ) -> None:
     from waza_ci.outputs import StreamWriter, write_text_files  # noqa: PLC0415 - see above
+    from waza_ci.report.model import report_json_text  # noqa: PLC0415
     from waza_ci.report.regressions import render_summary_with_regressions  # noqa: PLC0415
     from waza_ci.results import write_results  # noqa: PLC0415
 
@@ -271,9 +323,15 @@ def _write_outputs(
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = render_summary_with_regressions(
-            report.summary, comparison, baseline_note=note
+        contents[plan.summary] = shard_heading + render_summary_with_regressions(
+            report.summary,
+            model,
+            comparison,
+            baseline_note=note,
+            mode="all" if mode == "all" else "failures",
         )
+    if plan.report_json is not None:
+        contents[plan.report_json] = report_json_text(model)
     write_text_files(contents)
 
 

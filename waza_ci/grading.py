@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from waza_ci.context import serialize_context
@@ -21,19 +21,26 @@ from waza_ci.privatedir import (
     wait_for_closes,
 )
 from waza_ci.program import (
+    ProgramOutcome,
     cancel_on_signals,
     cancellation_signal,
     cancelled,
     child_pids,
     describe_outcome,
     enable_orphan_adoption,
+    go_trim_space,
     kill_orphans,
     outcome_notes,
     run_program,
 )
 from waza_ci.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
 from waza_ci.scoring import (
+    PROBLEM_CANCELLED,
+    PROBLEM_CLEANUP,
+    PROBLEM_NOT_STARTED,
+    PROBLEM_TIMED_OUT,
     STATUS_ERROR,
+    Diagnosis,
     GraderRef,
     RunGrade,
     SkippedTask,
@@ -49,6 +56,7 @@ WORKSPACE_ENV = "WAZA_WORKSPACE_DIR"
 CONTEXT_ENV = "WAZA_GRADING_CONTEXT"
 
 Progress = Callable[[str], None]
+_CANCELLED = "grading was cancelled"
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ class Execution:
     run_index: int
     grader: GraderSpec
     timeout_s: int
+    timeout_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,7 +144,9 @@ def plan_grading(
             Location(str(spec.path)),
         )
     executions = tuple(
-        Execution(match, run_index, grader, spec.timeout_for(grader))
+        Execution(
+            match, run_index, grader, spec.timeout_for(grader), spec.timeout_source_for(grader)
+        )
         for match in matches
         for run_index, run in enumerate(match.saved.runs)
         if not run.errored
@@ -152,7 +163,7 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
     def execute(execution: Execution) -> ExecutionResult:
         if cancelled():  # queued behind a cancellation: no context file, no program
             contexts.release(execution)
-            return _context_failure(execution, "grading was cancelled", {}, 0)
+            return _context_failure(execution, _CANCELLED, {}, 0)
         try:
             result = _execute(execution, contexts.acquire(execution), setup)
         finally:
@@ -247,12 +258,37 @@ def _execute(execution: Execution, context: bytes, setup: GradingSetup) -> Execu
     feedback, details = describe_outcome(
         outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
     )
+    diagnosis = _diagnosis(outcome, execution)
     notes = outcome_notes(outcome)
     if context_error is not None:
-        return _context_failure(execution, context_error, details, outcome.duration_ms, notes)
+        return _context_failure(
+            execution, context_error, details, outcome.duration_ms, notes, diagnosis=diagnosis
+        )
     raw = _raw_verdict(grader, outcome.passed, feedback, details, outcome.duration_ms)
     error = feedback if outcome.is_grader_error else None
-    return ExecutionResult(execution, raw, _verdict(raw, error=error, notes=notes))
+    verdict = _verdict(raw, error=error, notes=notes, diagnosis=diagnosis)
+    return ExecutionResult(execution, raw, verdict)
+
+
+def _diagnosis(outcome: ProgramOutcome, execution: Execution) -> Diagnosis:
+    problem = (
+        PROBLEM_CANCELLED
+        if outcome.cancelled
+        else PROBLEM_NOT_STARTED
+        if not outcome.started
+        else PROBLEM_TIMED_OUT
+        if outcome.timed_out
+        else None
+    )
+    # Trimmed as waza's `details` keeps them, so a merge of shards rebuilds the same report.
+    return Diagnosis(
+        exit_error=outcome.exit_error,
+        stdout=go_trim_space(outcome.stdout),
+        stderr=go_trim_space(outcome.stderr),
+        problem=problem,
+        timeout_s=outcome.timeout_s,
+        timeout_source=execution.timeout_source,
+    )
 
 
 def _context_failure(
@@ -261,11 +297,16 @@ def _context_failure(
     details: dict[str, Any],
     duration_ms: int,
     notes: tuple[str, ...] = (),
+    *,
+    diagnosis: Diagnosis | None = None,
 ) -> ExecutionResult:
     # The message is in the feedback; `details` keeps exactly waza's keys.
     feedback = f"Grading context error: {message}"
     raw = _raw_verdict(execution.grader, False, feedback, details, duration_ms)
-    return ExecutionResult(execution, raw, _verdict(raw, error=feedback, notes=notes))
+    problem = PROBLEM_CANCELLED if message == _CANCELLED else PROBLEM_CLEANUP
+    diagnosis = replace(diagnosis or Diagnosis(exit_error=None), problem=problem)
+    verdict = _verdict(raw, error=feedback, notes=notes, diagnosis=diagnosis)
+    return ExecutionResult(execution, raw, verdict)
 
 
 def _raw_verdict(
@@ -283,8 +324,19 @@ def _raw_verdict(
     }
 
 
-def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
-    # Keyed by its validations key, as waza's aggregation is, whatever `identifier` says.
+def saved_verdict(
+    name: str,
+    saved: SavedVerdict,
+    *,
+    regraded: bool = False,
+    error: str | None = None,
+    notes: tuple[str, ...] = (),
+    diagnosis: Diagnosis | None = None,
+) -> Verdict:
+    """The report's view of a verdict read from a results file (a kept one, or, in a merge,
+    one a shard produced).
+
+    Keyed by its validations key, as waza's aggregation is, whatever `identifier` says."""
     return Verdict(
         name=name,
         kind=saved.type,
@@ -292,12 +344,20 @@ def _kept_verdict(name: str, saved: SavedVerdict) -> Verdict:
         weight=saved.weight,
         passed=saved.passed,
         feedback=saved.feedback,
-        regraded=False,
+        regraded=regraded,
+        error=error,
+        notes=notes,
+        duration_ms=saved.duration_ms,
+        diagnosis=diagnosis,
     )
 
 
 def _verdict(
-    raw: Mapping[str, Any], *, error: str | None = None, notes: tuple[str, ...] = ()
+    raw: Mapping[str, Any],
+    *,
+    error: str | None = None,
+    notes: tuple[str, ...] = (),
+    diagnosis: Diagnosis | None = None,
 ) -> Verdict:
     """The report's view of a verdict this grading produced (`raw` is our own dict)."""
     return Verdict(
@@ -310,6 +370,8 @@ def _verdict(
         regraded=True,
         error=error,
         notes=notes,
+        duration_ms=int(raw.get("duration_ms", 0)),
+        diagnosis=diagnosis,
     )
 
 
@@ -326,14 +388,7 @@ def merge_run(
 ) -> MergedRun:
     """Saved verdicts of other kinds are kept; program verdicts come from this grading."""
     if run.errored:
-        grade = RunGrade(
-            run_number=run.run_number,
-            status=STATUS_ERROR,
-            verdicts=(),
-            duration_ms=run.duration_ms,
-            error_msg=run.error_msg or "run status was error",
-        )
-        return MergedRun(grade, {})
+        return MergedRun(errored_run_grade(run), {})
     program_names = {grader.name for grader in task.program_graders}
     saved_raw = raw_run.get("validations") or {}
     raw: dict[str, Any] = {}
@@ -344,7 +399,7 @@ def merge_run(
         if saved.type == PROGRAM_KIND:
             continue  # its grader left the spec: a stale program verdict is dropped
         raw[name] = saved_raw[name]  # kept byte for byte, unknown fields included
-        verdicts[name] = _kept_verdict(name, saved)
+        verdicts[name] = saved_verdict(name, saved)
     for result in new:
         raw[result.execution.grader.name] = result.raw_verdict
         verdicts[result.execution.grader.name] = result.verdict
@@ -356,6 +411,17 @@ def merge_run(
         duration_ms=run.duration_ms,
     )
     return MergedRun(grade, {name: raw[name] for name in sorted(raw)})
+
+
+def errored_run_grade(run: SavedRun) -> RunGrade:
+    """A run that errored in its original execution: reported, never graded (waza's rule)."""
+    return RunGrade(
+        run_number=run.run_number,
+        status=STATUS_ERROR,
+        verdicts=(),
+        duration_ms=run.duration_ms,
+        error_msg=run.error_msg or "run status was error",
+    )
 
 
 def grader_refs(task: TaskSpec) -> dict[str, GraderRef]:

@@ -1,12 +1,13 @@
 """Join the partial results files of N shards into what one unsharded grading produces.
 
-Each partial is a regraded results file in which only its shard's tasks were graded, plus a
-`waza_ci` section (see shard.py). The merge checks that the partials come from the same inputs
-and cover every shard of every results file exactly once, with no task graded twice; any
-problem is an InputError naming the shard and the file. It then takes each task from the shard
-that graded it and rebuilds the report's view of it (verdicts, run status) with scoring.py's
-functions. The stats of a task were computed by its shard with the same function an unsharded
-run uses and travel in its results file; the engine rebuilds the top-level digest.
+Each partial is a regraded results file holding the tasks its shard graded (shard 1 also the
+tasks no shard grades), plus a `waza_ci` section (see shard.py). The merge checks that the
+partials come from the same inputs and cover every shard of every results file exactly once,
+with every task held and graded once; any problem is an InputError naming the shard and the
+file. It then puts each file back together in its order and rebuilds the report's view of each
+task (verdicts, run status) with grading.py's and scoring.py's functions. The stats of a task
+were computed by its shard with the same function an unsharded run uses and travel in its
+results file; the engine rebuilds the top-level digest.
 """
 
 from __future__ import annotations
@@ -18,16 +19,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from waza_ci.errors import InputError, Location
-from waza_ci.results import ResultsFile, SavedRun
-from waza_ci.scoring import (
-    STATUS_ERROR,
-    GraderRef,
-    RunGrade,
-    SkippedTask,
-    TaskGrade,
-    Verdict,
-    run_status,
-)
+from waza_ci.grading import errored_run_grade, saved_verdict
+from waza_ci.results import ResultsFile, SavedRun, SavedVerdict
+from waza_ci.scoring import Diagnosis, GraderRef, RunGrade, SkippedTask, TaskGrade, run_status
 from waza_ci.shard import PARTIAL_FORMAT, PARTIAL_KEY
 from waza_ci.spec import LoadWarning
 
@@ -52,10 +46,14 @@ class _GraderModel(_Model):
     location: _LocationModel
 
 
-class _ErrorModel(_Model):
+class _VerdictModel(_Model):
     run: int
     grader: str
-    error: str
+    error: str | None
+    notes: list[str]
+    problem: str | None = None
+    timeout_s: float | None = None
+    timeout_source: str = ""
 
 
 class _TaskModel(_Model):
@@ -66,7 +64,7 @@ class _TaskModel(_Model):
     location: _LocationModel | None
     graders: list[_GraderModel]
     program_graders: list[str]
-    errors: list[_ErrorModel]
+    verdicts: list[_VerdictModel]
 
 
 class _ShardModel(_Model):
@@ -102,16 +100,21 @@ class PartialSection(_Model):
     eval: _EvalModel
     results_files: list[str]
     results_name: str
+    results_tasks: int
+    task_indexes: list[int]
     total_tasks: int
     skipped: list[_SkippedModel]
     warnings: list[_WarningModel]
     tasks: list[_TaskModel]
+    elapsed_ms: int = 0
 
 
 @dataclass(frozen=True)
 class Partial:
     file: ResultsFile
     section: PartialSection
+    local: dict[int, int]
+    """A task's index in the results file -> its index in this partial's `tasks`."""
 
     @property
     def label(self) -> str:
@@ -137,6 +140,8 @@ class MergedGrading:
     skipped: tuple[SkippedTask, ...]
     warnings: tuple[LoadWarning, ...]
     files: tuple[MergedFile, ...]
+    elapsed_ms: int = 0
+    """The longest shard's grading time: the shards run side by side."""
 
 
 def read_partial(file: ResultsFile) -> Partial:
@@ -161,11 +166,10 @@ def read_partial(file: ResultsFile) -> Partial:
         raise InputError(
             first["msg"].lower(), Location(str(file.path), json_path=f"$.{PARTIAL_KEY}{where}")
         ) from None
-    _check_section(file, section)
-    return Partial(file, section)
+    return Partial(file, section, _check_section(file, section))
 
 
-def _check_section(file: ResultsFile, section: PartialSection) -> None:
+def _check_section(file: ResultsFile, section: PartialSection) -> dict[int, int]:
     def fail(message: str, path: str) -> InputError:
         return InputError(message, Location(str(file.path), json_path=f"$.{PARTIAL_KEY}{path}"))
 
@@ -175,12 +179,17 @@ def _check_section(file: ResultsFile, section: PartialSection) -> None:
     if section.results_name not in section.results_files:
         raise fail(f"results file {section.results_name!r} is not listed", ".results_name")
     tasks = file.model.tasks
+    indexes = section.task_indexes
+    if len(indexes) != len(tasks) or not all(0 <= i < section.results_tasks for i in indexes):
+        raise fail(f"does not list the file's {len(tasks)} task(s)", ".task_indexes")
+    local = {index: number for number, index in enumerate(indexes)}
     for number, entry in enumerate(section.tasks):
-        if not 0 <= entry.index < len(tasks) or tasks[entry.index].test_id != entry.test_id:
-            message = f"task {entry.test_id!r} is not at $.tasks[{entry.index}]"
-            raise fail(message, f".tasks[{number}]")
+        at = local.get(entry.index)
+        if at is None or tasks[at].test_id != entry.test_id:
+            raise fail(f"task {entry.test_id!r} is not in the file", f".tasks[{number}]")
         if not 0 <= entry.position < section.total_tasks:
             raise fail(f"task position {entry.position} is out of range", f".tasks[{number}]")
+    return local
 
 
 def merge_partials(files: Sequence[ResultsFile]) -> MergedGrading:
@@ -202,6 +211,7 @@ def merge_partials(files: Sequence[ResultsFile]) -> MergedGrading:
         skipped=tuple(SkippedTask(s.results_name, s.test_id, s.reason) for s in section.skipped),
         warnings=tuple(w.to_warning() for w in section.warnings),
         files=tuple(_merged_file(name, shards) for name, shards in by_file.items()),
+        elapsed_ms=max(p.section.elapsed_ms for p in partials),
     )
 
 
@@ -274,30 +284,44 @@ def _check_tasks(
 
 
 def _merged_file(name: str, shards: Sequence[Partial]) -> MergedFile:
-    # Shard 1's file is the base: every task it did not grade is either another shard's
-    # (taken from there) or one no shard graded (identical in every partial).
+    """The results file put back together: every task from the one partial holding it, in
+    the file's order; the other fields from shard 1's (the same in every partial)."""
+    count = shards[0].section.results_tasks
+    tasks: list[Any] = [None] * count
+    holder: dict[int, Partial] = {}
+    for partial in shards:
+        for index, task in zip(
+            partial.section.task_indexes, partial.file.raw["tasks"], strict=True
+        ):
+            if index in holder:
+                raise InputError(
+                    f"$.tasks[{index}] of {name} is in both {holder[index].label} "
+                    f"({holder[index].file.path}) and {partial.label}",
+                    Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.task_indexes"),
+                )
+            holder[index] = partial
+            tasks[index] = task
+    if len(holder) != count:
+        missing = min(set(range(count)) - set(holder))
+        raise InputError(f"$.tasks[{missing}] of {name} is in none of its partials")
     base = shards[0].file
     raw = {key: value for key, value in base.raw.items() if key != PARTIAL_KEY}
-    tasks = list(raw["tasks"])
-    for partial in shards:
-        for entry in partial.section.tasks:
-            tasks[entry.index] = partial.file.raw["tasks"][entry.index]
     raw["tasks"] = tasks
     return MergedFile(name, base, raw)
 
 
 def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade:
     name = partial.section.results_name
-    saved = partial.file.model.tasks[entry.index]
+    saved = partial.file.model.tasks[partial.local[entry.index]]
     program = set(entry.program_graders)
-    errors = {(e.run, e.grader): e.error for e in entry.errors}
+    extras = {(v.run, v.grader): v for v in entry.verdicts}
     return TaskGrade(
         key=f"{name}:{entry.test_id}" if several else entry.test_id,
         results_name=name,
         test_id=entry.test_id,
         display_name=entry.display_name,
         runs=tuple(
-            _run_grade(run, program, errors, run_index) for run_index, run in enumerate(saved.runs)
+            _run_grade(run, program, extras, run_index) for run_index, run in enumerate(saved.runs)
         ),
         graders={g.name: GraderRef(g.name, g.kind, g.location.location()) for g in entry.graders},
         task_location=entry.location.location() if entry.location else None,
@@ -305,32 +329,47 @@ def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade
 
 
 def _run_grade(
-    run: SavedRun, program: set[str], errors: dict[tuple[int, str], str], run_index: int
+    run: SavedRun,
+    program: set[str],
+    extras: dict[tuple[int, str], _VerdictModel],
+    run_index: int,
 ) -> RunGrade:
-    if run.errored:  # not graded, as in grading.merge_run
-        return RunGrade(
-            run_number=run.run_number,
-            status=STATUS_ERROR,
-            verdicts=(),
-            duration_ms=run.duration_ms,
-            error_msg=run.error_msg or "run status was error",
+    if run.errored:
+        return errored_run_grade(run)
+    verdicts = []
+    for name, saved in sorted((run.validations or {}).items()):
+        extra = extras.get((run_index, name))
+        verdicts.append(
+            saved_verdict(
+                name,
+                saved,
+                regraded=name in program,
+                error=extra.error if extra else None,
+                notes=tuple(extra.notes) if extra else (),
+                diagnosis=_diagnosis(saved, extra) if name in program else None,
+            )
         )
-    verdicts = tuple(
-        Verdict(
-            name=name,
-            kind=saved.type,
-            score=saved.score,
-            weight=saved.weight,
-            passed=saved.passed,
-            feedback=saved.feedback,
-            regraded=name in program,
-            error=errors.get((run_index, name)),
-        )
-        for name, saved in sorted((run.validations or {}).items())
-    )
     return RunGrade(
         run_number=run.run_number,
         status=run_status(verdicts),
-        verdicts=verdicts,
+        verdicts=tuple(verdicts),
         duration_ms=run.duration_ms,
     )
+
+
+def _diagnosis(saved: SavedVerdict, extra: _VerdictModel | None) -> Diagnosis:
+    """A shard's program verdict as the report needs it: the program's output, kept in waza's
+    `details`, and, for a grader error, its kind and a timeout's limit, from the section."""
+    details = saved.details or {}
+    return Diagnosis(
+        exit_error=_text(details.get("exit_error")) or None,
+        stdout=_text(details.get("stdout")),
+        stderr=_text(details.get("stderr")),
+        problem=extra.problem if extra else None,
+        timeout_s=extra.timeout_s if extra else None,
+        timeout_source=extra.timeout_source if extra else "",
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""

@@ -22,6 +22,7 @@ class OutputPlan:
 
     results: Mapping[str, Path]
     summary: Path | None
+    report_json: Path | None = None
 
 
 def plan_outputs(
@@ -29,6 +30,7 @@ def plan_outputs(
     summary: Path | None,
     result_names: Sequence[str],
     inputs: Sequence[Path] = (),
+    report_json: Path | None = None,
 ) -> OutputPlan:
     """Where each regraded results file and the report go; called before grading, so every
     problem here is a usage error that leaves nothing graded and nothing written.
@@ -39,8 +41,10 @@ def plan_outputs(
     """
     _check_writable_place("--output", output)
     _check_writable_place("--summary", summary)
-    if summary is not None and summary.is_dir():
-        raise InputError(f"--summary {str(summary)!r} is a folder; give a file name")
+    _check_writable_place("--report-json", report_json)
+    for option, path in (("--summary", summary), ("--report-json", report_json)):
+        if path is not None and path.is_dir():
+            raise InputError(f"{option} {str(path)!r} is a folder; give a file name")
     targets: dict[str, Path] = {}
     if output is not None:
         if len(result_names) == 1 and not output.is_dir():
@@ -52,7 +56,14 @@ def plan_outputs(
         else:
             targets = {name: output / name for name in result_names}
     _refuse_clashes(targets, summary, inputs)
-    return OutputPlan(targets, summary)
+    _refuse_clashes(targets, report_json, inputs, option="--report-json")
+    if (
+        summary is not None
+        and report_json is not None
+        and summary.resolve() == report_json.resolve()
+    ):
+        raise InputError(f"--summary and --report-json both name {str(summary)!r}")
+    return OutputPlan(targets, summary, report_json)
 
 
 def _check_writable_place(option: str, path: Path | None) -> None:
@@ -66,7 +77,11 @@ def _check_writable_place(option: str, path: Path | None) -> None:
 
 
 def _refuse_clashes(
-    targets: Mapping[str, Path], summary: Path | None, inputs: Sequence[Path]
+    targets: Mapping[str, Path],
+    summary: Path | None,
+    inputs: Sequence[Path],
+    *,
+    option: str = "--summary",
 ) -> None:
     given = {path.resolve(): path for path in inputs}
     for target in targets.values():
@@ -76,9 +91,9 @@ def _refuse_clashes(
                 "write the regraded file elsewhere"
             )
         if summary is not None and target.resolve() == summary.resolve():
-            raise InputError(f"--output and --summary both name {str(summary)!r}")
+            raise InputError(f"--output and {option} both name {str(summary)!r}")
     if summary is not None and summary.resolve() in given:
-        raise InputError(f"--summary would overwrite the results file {str(summary)!r}")
+        raise InputError(f"{option} would overwrite the results file {str(summary)!r}")
 
 
 StreamWriter = Callable[[BinaryIO], None]

@@ -33,6 +33,34 @@ def effective_weight(weight: float) -> float:
     return weight if weight > 0 else 1.0
 
 
+PROBLEM_NOT_STARTED = "not-started"
+PROBLEM_TIMED_OUT = "timed-out"
+PROBLEM_CANCELLED = "cancelled"
+PROBLEM_CLEANUP = "cleanup"
+"""Why a verdict has an `error`: the program never ran, ran out of time, was cancelled, or its
+grading-context directory could not be written, verified or removed (a clean-up error)."""
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A regraded verdict in the program's own words, for the report to explain it.
+
+    waza's `feedback` folds exit text and stderr into one string; the report needs them apart
+    (the reason line is the last informative stderr line, a timeout names its limit).
+    """
+
+    exit_error: str | None
+    """Go's exit text (`exit status 1`, `exec: "node": executable file not found in $PATH`);
+    None on exit 0."""
+    stdout: str = ""
+    stderr: str = ""
+    problem: str | None = None
+    """One of the PROBLEM_* values, or None when the program ran to completion in time."""
+    timeout_s: float | None = None
+    timeout_source: str = ""
+    """Where the limit came from: `config.timeout at eval.yaml:12`, `.waza.yaml`, the default."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One entry of a run's `validations`, as the report sees it."""
@@ -48,6 +76,9 @@ class Verdict:
     error: str | None = None
     """A grader error (could not start, timed out) or grading-context error; fails with exit 3.
     A verdict with an error never has `passed` true."""
+    duration_ms: int = 0
+    diagnosis: Diagnosis | None = None
+    """Set for verdicts this grading produced; None for kept ones."""
     notes: tuple[str, ...] = ()
     """What waza-ci adds for the report only (a timeout's limit, output cut to the cap); never
     written to the waza-format results file."""
@@ -151,6 +182,8 @@ class GradeSummary:
     results_names: tuple[str, ...]
     tasks: tuple[TaskGrade, ...]
     skipped: tuple[SkippedTask, ...] = ()
+    elapsed_ms: int = 0
+    """Wall-clock time the grading took (0 when not measured)."""
     min_task_pass_rate: float = 1.0
     """A task passes when at least this share of its runs pass; 1.0 (every run) is waza's."""
 

@@ -23,7 +23,7 @@ from typing import Any
 from waza_ci.errors import InputError, Location
 from waza_ci.grading import Execution, GradingPlan, TaskMatch
 from waza_ci.results import ResultsFile, load_results
-from waza_ci.scoring import TaskGrade
+from waza_ci.scoring import TaskGrade, Verdict
 from waza_ci.spec import PROGRAM_KIND, EvalSpec
 
 PARTIAL_KEY = "waza_ci"
@@ -41,6 +41,16 @@ class Shard:
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+def shard_note(shard: Shard | None) -> str:
+    """The Markdown line a shard's summary opens with: its verdict is only its tasks'."""
+    if shard is None:
+        return ""
+    return (
+        f"> **Shard {shard.index} of {shard.count}**: this summary covers only this shard's "
+        "tasks; the merge step reports the verdict.\n\n"
+    )
 
 
 def parse_shard(text: str, option: str = "--shard") -> Shard:
@@ -97,6 +107,16 @@ class ShardSelection:
     """For each task of `plan.matches`, its position in the unsharded plan's task order."""
     total_tasks: int
     inputs_digest: str
+    planned: Mapping[str, frozenset[int]]
+    """Per results file name, the indexes of the tasks some shard grades."""
+
+    def kept_tasks(self, results_name: str, task_count: int, graded: Sequence[int]) -> list[int]:
+        """The tasks a partial holds: the ones it graded, and, in shard 1 only, every task no
+        shard grades (not in the spec, filtered out), so the merge can put the file back
+        together in its order while each task travels once."""
+        planned = self.planned.get(results_name, frozenset())
+        rest = [i for i in range(task_count) if i not in planned] if self.shard.index == 1 else []
+        return sorted({*graded, *rest})
 
 
 def task_key(match: TaskMatch) -> tuple[str, str]:
@@ -146,7 +166,15 @@ def select_shard(
         positions=positions,
         total_tasks=len(plan.matches),
         inputs_digest=inputs_digest,
+        planned=_planned(plan.matches),
     )
+
+
+def _planned(matches: Sequence[TaskMatch]) -> dict[str, frozenset[int]]:
+    by_file: dict[str, set[int]] = defaultdict(set)
+    for match in matches:
+        by_file[match.results.name].add(match.task_index)
+    return {name: frozenset(indexes) for name, indexes in by_file.items()}
 
 
 def inputs_digest(
@@ -196,6 +224,10 @@ def partial_section(
     results_names: Sequence[str],
     results_name: str,
     graded: Sequence[tuple[TaskMatch, TaskGrade, int]],
+    *,
+    kept: Sequence[int],
+    task_count: int,
+    elapsed_ms: int = 0,
 ) -> dict[str, Any]:
     """The `waza_ci` section of one partial results file: which shard, from which inputs,
     and, for every task this shard graded in this file, what the report needs that the
@@ -207,6 +239,8 @@ def partial_section(
         "eval": {"name": spec.name, "path": str(spec.path)},
         "results_files": list(results_names),
         "results_name": results_name,
+        "results_tasks": task_count,
+        "task_indexes": list(kept),
         "total_tasks": selection.total_tasks,
         "skipped": [
             {"results_name": s.results_name, "test_id": s.test_id, "reason": s.reason}
@@ -221,6 +255,7 @@ def partial_section(
             for w in spec.warnings
         ],
         "tasks": [_task_entry(match, task, position) for match, task, position in graded],
+        "elapsed_ms": elapsed_ms,
     }
 
 
@@ -236,12 +271,33 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
             for ref in task.graders.values()
         ],
         "program_graders": [grader.name for grader in match.task.program_graders],
-        "errors": [
-            {"run": run_index, "grader": verdict.name, "error": verdict.error}
+        # What the results file does not hold about a verdict: that it was a grader error
+        # (the error text, its kind, a timeout's limit) and the report's notes.
+        "verdicts": [
+            {
+                "run": run_index,
+                "grader": verdict.name,
+                "error": verdict.error,
+                "notes": list(verdict.notes),
+                **_problem(verdict),
+            }
             for run_index, run in enumerate(task.runs)
             for verdict in run.verdicts
-            if verdict.error is not None
+            if verdict.error is not None or verdict.notes
         ],
+    }
+
+
+def _problem(verdict: Verdict) -> dict[str, Any]:
+    """What kind of grader error, and a timeout's limit and where it came from (the report's
+    reason line); the program's output itself is in the verdict's `details`."""
+    diagnosis = verdict.diagnosis
+    if diagnosis is None:
+        return {}
+    return {
+        "problem": diagnosis.problem,
+        "timeout_s": diagnosis.timeout_s,
+        "timeout_source": diagnosis.timeout_source,
     }
 
 

@@ -95,11 +95,20 @@ class EvalSpec:
     tasks: tuple[TaskSpec, ...]
     program_timeout_s: int = DEFAULT_PROGRAM_TIMEOUT_S
     warnings: tuple[LoadWarning, ...] = field(default=())
+    program_timeout_source: str = "waza's default"
+    """Where `program_timeout_s` came from, for a timeout's explanation in the report."""
 
     def timeout_for(self, grader: GraderSpec) -> int:
         """`config.timeout` → `.waza.yaml graders.programTimeout` → 30 s."""
         assert grader.program is not None
         return grader.program.timeout_s or self.program_timeout_s
+
+    def timeout_source_for(self, grader: GraderSpec) -> str:
+        """Where `timeout_for(grader)` came from: `config.timeout at eval.yaml:12`, …"""
+        assert grader.program is not None
+        if grader.program.timeout_s:
+            return f"config.timeout at {grader.location}"
+        return self.program_timeout_source
 
 
 def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
@@ -122,27 +131,42 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     if not tasks:
         raise InputError("no tasks found in spec", Location(str(eval_path)))
     timeout, config_warnings = find_program_timeout(working_directory)
+    config = find_project_config(working_directory)
+    source = (
+        f"graders.programTimeout in {config}"
+        if config is not None and timeout != DEFAULT_PROGRAM_TIMEOUT_S
+        else "waza's default"
+    )
     return EvalSpec(
         path=eval_path,
         name=_text(eval_path, _child(root, "name"), "name") or eval_path.stem,
         tasks=tuple(tasks),
         program_timeout_s=timeout,
         warnings=tuple(warnings + config_warnings),
+        program_timeout_source=source,
     )
 
 
-def find_program_timeout(working_directory: Path) -> tuple[int, list[LoadWarning]]:
-    """`graders.programTimeout` of the nearest `.waza.yaml`, walking up as waza does: the
-    first one that exists decides, even when it cannot be loaded."""
+def find_project_config(working_directory: Path) -> Path | None:
+    """The nearest `.waza.yaml`, walking up from `working_directory` as waza does: the first
+    one that exists decides, even when it cannot be loaded."""
     directory = working_directory.resolve()
     for _ in range(PROJECT_CONFIG_MAX_LEVELS):
         candidate = directory / PROJECT_CONFIG_NAME
         if candidate.exists():
-            return _read_program_timeout(candidate)
+            return candidate
         if directory.parent == directory:
             break
         directory = directory.parent
-    return DEFAULT_PROGRAM_TIMEOUT_S, []
+    return None
+
+
+def find_program_timeout(working_directory: Path) -> tuple[int, list[LoadWarning]]:
+    """`graders.programTimeout` of the nearest `.waza.yaml` (see find_project_config)."""
+    config = find_project_config(working_directory)
+    if config is None:
+        return DEFAULT_PROGRAM_TIMEOUT_S, []
+    return _read_program_timeout(config)
 
 
 def _read_program_timeout(path: Path) -> tuple[int, list[LoadWarning]]:

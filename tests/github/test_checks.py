@@ -235,8 +235,8 @@ def test_annotation_texts_are_cut_to_githubs_limits(
     assert len(message_bytes) <= MAX_ANNOTATION_MESSAGE_BYTES
     assert first["message"].startswith(head) and first["message"].endswith(tail)
     assert "cut to fit GitHub's limit of 64,000 bytes" in first["message"]
-    assert emoji["title"] == "smile \\U0001F600 please"
-    assert emoji["message"] == "done \\U0001F389 ok"
+    assert emoji["title"] == "smile U+1F600 please"
+    assert emoji["message"] == "done U+1F389 ok"
     assert (emoji["path"], emoji["start_line"], emoji["end_line"]) == ("tasks/b.yaml", 1, 1)
     assert (dotted["path"], dotted["start_line"]) == ("tasks/c.yaml", 1)
     assert "title" not in dotted and dotted["message"]  # GitHub requires a non-empty message
@@ -253,7 +253,7 @@ def test_cutting_is_deterministic_and_keeps_utf8_whole() -> None:
     assert len(once.encode("utf-8")) <= 64_001
     assert once.endswith("tail") and "\ufffd" not in once
     assert cut_middle_bytes("short", 10) == "short"
-    assert escape_non_bmp("a\U0010ffffb\uffff") == "a\\U0010FFFFb\uffff"
+    assert escape_non_bmp("a\U0010ffffb\uffff") == "aU+10FFFFb\uffff"
 
 
 def test_an_oversized_summary_is_cut_with_a_note(

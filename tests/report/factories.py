@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from waza_ci.errors import Location
 from waza_ci.scoring import (
+    PROBLEM_CLEANUP,
+    PROBLEM_NOT_STARTED,
+    PROBLEM_TIMED_OUT,
     STATUS_ERROR,
+    Diagnosis,
     GraderRef,
     GradeSummary,
     RunGrade,
@@ -28,6 +32,8 @@ def verdict(
     regraded: bool = True,
     error: str | None = None,
     weight: float = 1.0,
+    duration_ms: int = 100,
+    diagnosis: Diagnosis | None = None,
 ) -> Verdict:
     ok = passed and error is None
     score = 1.0 if ok else 0.0
@@ -40,6 +46,56 @@ def verdict(
         feedback=feedback or ("Program exited successfully" if ok else ""),
         regraded=regraded,
         error=error,
+        duration_ms=duration_ms,
+        diagnosis=diagnosis,
+    )
+
+
+def failed(name: str, stderr: str, *, stdout: str = "", duration_ms: int = 100) -> Verdict:
+    """A regraded program verdict that exited 1 with this output, as grading.py builds it."""
+    feedback = "Program exited with error: exit status 1" + (
+        f"; stderr: {stderr}" if stderr else ""
+    )
+    return verdict(
+        name,
+        passed=False,
+        feedback=feedback,
+        duration_ms=duration_ms,
+        diagnosis=Diagnosis(exit_error="exit status 1", stdout=stdout, stderr=stderr),
+    )
+
+
+def timed_out(name: str, seconds: int, source: str) -> Verdict:
+    return verdict(
+        name,
+        error="Program exited with error: signal: killed",
+        feedback="Program exited with error: signal: killed",
+        duration_ms=seconds * 1000,
+        diagnosis=Diagnosis(
+            exit_error="signal: killed",
+            problem=PROBLEM_TIMED_OUT,
+            timeout_s=seconds,
+            timeout_source=source,
+        ),
+    )
+
+
+def not_started(name: str, command: str) -> Verdict:
+    text = f'exec: "{command}": executable file not found in $PATH'
+    return verdict(
+        name,
+        error=f"Program exited with error: {text}",
+        duration_ms=0,
+        diagnosis=Diagnosis(exit_error=text, problem=PROBLEM_NOT_STARTED),
+    )
+
+
+def cleanup_error(name: str, message: str) -> Verdict:
+    return verdict(
+        name,
+        error=f"Grading context error: {message}",
+        duration_ms=50,
+        diagnosis=Diagnosis(exit_error=None, problem=PROBLEM_CLEANUP),
     )
 
 
@@ -125,11 +181,11 @@ def failing_summary() -> GradeSummary:
                 run(
                     1,
                     verdict("compiles"),
-                    verdict(
+                    failed(
                         "tests_pass",
-                        passed=False,
-                        feedback="exit status 1; stderr: FAILED tests/test_user.py::test_none"
-                        " - AssertionError: expected None\n\n1 failed, 12 passed in 0.41s",
+                        "FAILED tests/test_user.py::test_none - AssertionError: expected None"
+                        "\n\n1 failed, 12 passed in 0.41s",
+                        duration_ms=2_400,
                     ),
                 ),
                 run(2, verdict("compiles"), verdict("tests_pass")),
@@ -143,12 +199,7 @@ def failing_summary() -> GradeSummary:
                 run(
                     1,
                     verdict("compiles"),
-                    verdict(
-                        "lint_clean",
-                        passed=False,
-                        feedback="exit status 1; stderr: src/app.py:3:1: F401 'os' imported"
-                        " but unused",
-                    ),
+                    failed("lint_clean", "src/app.py:3:1: F401 'os' imported but unused"),
                     verdict(
                         "_output_contains",
                         passed=False,
@@ -197,16 +248,12 @@ def error_summary() -> GradeSummary:
                 "fix-null-check",
                 run(
                     1,
-                    verdict(
-                        "tests_pass",
-                        error="timed out after 30s",
-                        feedback="Program timed out after 30s",
-                    ),
+                    timed_out("tests_pass", 30, "config.timeout at evals/code-review/eval.yaml:22"),
                     verdict("compiles"),
                 ),
                 run(
                     2,
-                    verdict("tests_pass", passed=False, feedback="exit status 1"),
+                    failed("tests_pass", "E   assert 2 == 3\n1 failed in 0.10s"),
                     verdict("compiles"),
                 ),
                 display_name="Fix the null check",
@@ -217,14 +264,8 @@ def error_summary() -> GradeSummary:
                 "rename-symbol",
                 run(
                     1,
-                    verdict(
-                        "compiles",
-                        error="failed to start: [Errno 2] No such file or directory: 'gradle'",
-                    ),
-                    verdict(
-                        "tests_pass",
-                        error="grading context: run has no final_output",
-                    ),
+                    not_started("compiles", "gradle"),
+                    cleanup_error("tests_pass", "/tmp/waza-grading-x1/context.json was replaced"),
                 ),
                 display_name="Rename a symbol",
                 graders=graders,
@@ -336,6 +377,56 @@ def huge_summary(tasks: int = 2_000, feedback_bytes: int = 3_000) -> GradeSummar
                 display_name=f"Task {index} — ünïcödé {filler[:40]}",
                 graders=graders,
                 task_location=Location(f"{TASKS}/task-{index:05d}.yaml", 1),
+            )
+            for index in range(tasks)
+        ),
+    )
+
+
+def one_failure_summary(stderr: str, *, kept: bool = False, runs: int = 1) -> GradeSummary:
+    """One task whose grader fails on every run with `stderr` (or, kept, that feedback)."""
+    graders = {"tests_pass": ref("tests_pass", EVAL, 18)}
+    made = (
+        verdict("tests_pass", passed=False, feedback=stderr, regraded=False)
+        if kept
+        else failed("tests_pass", stderr)
+    )
+    return GradeSummary(
+        eval_name="code-review",
+        eval_path="evals/code-review/eval.yaml",
+        results_names=("results.json",),
+        tasks=(
+            task(
+                "fix-null-check",
+                *(run(number, made) for number in range(1, runs + 1)),
+                graders=graders,
+                task_location=Location(f"{TASKS}/fix-null-check.yaml", 1),
+            ),
+        ),
+    )
+
+
+def same_failure_everywhere_summary(tasks: int = 3) -> GradeSummary:
+    """Every execution cannot find its script: the wrong working-directory."""
+    graders = _global_graders()
+
+    def missing(name: str) -> Verdict:
+        return failed(
+            name,
+            f"python3: can't open file '/github/workspace/graders/{name}.py': "
+            "[Errno 2] No such file or directory",
+        )
+
+    return GradeSummary(
+        eval_name="code-review",
+        eval_path="evals/code-review/eval.yaml",
+        results_names=("results.json",),
+        tasks=tuple(
+            task(
+                f"task-{index}",
+                run(1, missing("compiles"), missing("tests_pass")),
+                graders=graders,
+                task_location=Location(f"{TASKS}/task-{index}.yaml", 1),
             )
             for index in range(tasks)
         ),

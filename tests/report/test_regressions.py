@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from waza_ci.baseline import Change, PassCount, Side, compare
 from waza_ci.report._text import utf8_len
+from waza_ci.report.model import build_report
 from waza_ci.report.regressions import (
     ordered_changes,
     render_check_summary_with_regressions,
@@ -24,8 +25,9 @@ def test_both_reports_with_the_section_stay_within_their_limits() -> None:
     sides = [Side(t.key, t.key, "", PassCount(1, 2), {}) for t in summary.tasks]
     before = [Side(s.key, s.key, "", PassCount(2, 2), {}) for s in sides]
     comparison = compare(sides, before)
-    job = render_summary_with_regressions(summary, comparison)
-    check = render_check_summary_with_regressions(summary, comparison)
+    report = build_report(summary)
+    job = render_summary_with_regressions(summary, report, comparison)
+    check = render_check_summary_with_regressions(summary, report, comparison)
     assert utf8_len(job) <= 1_048_576
     assert utf8_len(check) <= 65_535
     for text in (job, check):
@@ -44,6 +46,7 @@ def test_regressions_come_first_and_names_cannot_break_the_table() -> None:
     ]
     comparison = compare(current, baseline)
     assert [t.change for t in ordered_changes(comparison)] == [Change.NEWLY_FAILING, Change.FIXED]
-    text = render_summary_with_regressions(_flaky_summary(0), comparison)
+    empty = _flaky_summary(0)
+    text = render_summary_with_regressions(empty, build_report(empty), comparison)
     row = next(line for line in text.splitlines() if "newly failing |" in line)
     assert "`a\\|b`" in row

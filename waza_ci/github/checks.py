@@ -59,13 +59,14 @@ ChecksUnavailable = AccessRefused
 
 
 def escape_non_bmp(text: str) -> str:
-    """Replace characters above U+FFFF (emoji and the like) by `\\UXXXXXXXX`.
+    """Replace characters above U+FFFF (emoji and the like) by `U+1F600`.
 
-    The Checks API rejects them in annotations; the escape keeps the text readable and stable.
+    The Checks API rejects 4-byte UTF-8 in check-run fields; the report already writes such
+    characters this way, so this is the guard that no request ever carries one.
     """
     if all(ord(char) <= 0xFFFF for char in text):
         return text
-    return "".join(char if ord(char) <= 0xFFFF else f"\\U{ord(char):08X}" for char in text)
+    return "".join(char if ord(char) <= 0xFFFF else f"U+{ord(char):04X}" for char in text)
 
 
 def cut_chars(text: str, limit: int) -> str:
@@ -151,6 +152,8 @@ class CheckRunRequest:
     summary: str
     annotations: Sequence[Annotation] = ()
     details_url: str | None = None
+    text: str = ""
+    """output.text: the report's details (Markdown); omitted when empty."""
 
     def __post_init__(self) -> None:
         for label in ("name", "head_sha", "external_id"):
@@ -260,22 +263,24 @@ class CheckRunClient:
     def _publish(self, request: CheckRunRequest) -> tuple[int, str, int]:
         """The run's id and address, and how many annotations it holds."""
         annotations = [annotation_body(a) for a in request.annotations]
-        title = request.title or request.name
-        summary = cut_summary(request.summary)
+        title = escape_non_bmp(request.title or request.name)
+        output = {"title": title, "summary": cut_summary(escape_non_bmp(request.summary))}
+        if request.text:
+            output["text"] = cut_summary(escape_non_bmp(request.text))
         first = annotations[:MAX_ANNOTATIONS_PER_REQUEST]
-        created = self._create(request, title, summary, first)
+        created = self._create(request, output, first)
         run_id, html_url = _run_identity(created)
         self._run_id, self._html_url = run_id, html_url
         confirmed = self._confirmed_after_create(created, len(first))
         self._annotations_sent = confirmed
         while confirmed < len(annotations):
             batch = annotations[confirmed : confirmed + MAX_ANNOTATIONS_PER_REQUEST]
-            confirmed = self._append(run_id, title, summary, batch, confirmed)
+            confirmed = self._append(run_id, output, batch, confirmed)
             self._annotations_sent = confirmed
         return run_id, html_url, len(annotations)
 
     def _create(
-        self, request: CheckRunRequest, title: str, summary: str, first: list[dict[str, Any]]
+        self, request: CheckRunRequest, output: dict[str, str], first: list[dict[str, Any]]
     ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "name": request.name,
@@ -283,7 +288,7 @@ class CheckRunClient:
             "external_id": request.external_id,
             "status": "completed",
             "conclusion": request.conclusion,
-            "output": {"title": title, "summary": summary, "annotations": first},
+            "output": {**output, "annotations": first},
         }
         if request.details_url:
             body["details_url"] = request.details_url
@@ -355,15 +360,14 @@ class CheckRunClient:
     def _append(
         self,
         run_id: int,
-        title: str,
-        summary: str,
+        output: dict[str, str],
         batch: list[dict[str, Any]],
         confirmed: int,
     ) -> int:
         """PATCH one batch (GitHub appends it); returns the annotation count afterwards."""
         expected = confirmed + len(batch)
         path = f"{self._repo_path}/check-runs/{run_id}"
-        body = {"output": {"title": title, "summary": summary, "annotations": batch}}
+        body = {"output": {**output, "annotations": batch}}
         self._http.request(
             "PATCH",
             path,

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import re
 
-ZWJ = "\u200d"
-"""Zero-width joiner: put after `@` it keeps `@name` from matching GitHub's mention syntax."""
-
 ELLIPSIS = "…"
 
 # Terminal colour/cursor sequences (CSI): graders often print them; they are noise in a report.
@@ -83,15 +80,6 @@ def json_for_log(serialized: str) -> str:
     return _JSON_LOG_UNSAFE.sub(lambda match: f"\\u{ord(match.group(0)):04x}", serialized)
 
 
-def neutralise_mentions(text: str) -> str:
-    """Insert a zero-width joiner after every `@`, so no `@user`/`@org/team` can ping anyone.
-
-    An HTML entity such as `&#64;` would not do: GitHub finds mentions in the rendered text,
-    where entities are already decoded.
-    """
-    return text.replace("@", "@" + ZWJ)
-
-
 def utf8_len(text: str) -> int:
     """The length of `text` in UTF-8 bytes: the unit GitHub's size limits are counted in."""
     return len(text.encode("utf-8"))
@@ -130,3 +118,60 @@ def format_bytes(count: int) -> str:
         if count >= size and count % size == 0:
             return f"{count // size} {unit}"
     return f"{count:,} bytes"
+
+
+# --- characters the Checks API refuses ---------------------------------------------------------
+
+_NON_BMP = re.compile(r"[\U00010000-\U0010ffff]")
+
+
+def readable_bmp(text: str) -> str:
+    """Characters outside the Basic Multilingual Plane written as `U+1F600`.
+
+    The Checks API rejects 4-byte UTF-8 in check-run fields; this keeps the text readable
+    (and every other character as it is).
+    """
+    return _NON_BMP.sub(lambda match: f"U+{ord(match.group()):04X}", text)
+
+
+# --- long texts: keep the head and the tail ---------------------------------------------------
+
+HEAD_SHARE = 0.4
+"""The share of a cut text's budget given to its head; the tail (where assertions and the
+last error usually are) gets the rest."""
+
+
+def cut_marker(lines: int, size: int) -> str:
+    return f"… {lines:,} lines cut ({size:,} bytes) …"
+
+
+def head_tail(text: str, max_bytes: int) -> str:
+    """`text` within `max_bytes` UTF-8 bytes: its head and its tail around a cut marker line.
+
+    Cuts fall on line breaks when one is near (within a quarter of either part), else inside
+    the line, never inside a character. The marker says how many lines and bytes were left out.
+    """
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    widest = utf8_len(cut_marker(data.count(b"\n") + 1, len(data))) + 2
+    room = max(max_bytes - widest, 0)
+    head_room = int(room * HEAD_SHARE)
+    tail_room = room - head_room
+    head_end = head_room
+    newline = data.rfind(b"\n", 0, head_room)
+    if newline >= 0 and head_room - newline <= head_room // 4:
+        head_end = newline
+    tail_start = len(data) - tail_room
+    newline = data.find(b"\n", tail_start, len(data))
+    if newline >= 0 and newline - tail_start <= tail_room // 4:
+        tail_start = newline + 1
+    head = data[:head_end].decode("utf-8", "ignore")
+    tail = data[tail_start:].decode("utf-8", "ignore")
+    head_bytes, tail_bytes = utf8_len(head), utf8_len(tail)
+    cut = data[head_bytes : len(data) - tail_bytes]
+    # The line breaks at either end of the cut belong to the kept lines.
+    start = 1 if cut.startswith(b"\n") else 0
+    end = len(cut) - 1 if cut.endswith(b"\n") else len(cut)
+    lines = cut.count(b"\n", start, end) + 1 if end > start else 0
+    return f"{head}\n{cut_marker(lines, len(cut))}\n{tail}"

@@ -1,36 +1,33 @@
-"""GradeSummary + spec locations -> check-run annotations, with GitHub's limits applied. Pure.
+"""Report -> check-run annotations on the graders' YAML lines, within GitHub's limits. Pure.
 
-Annotation texts are plain text in GitHub's UI (not Markdown), so they are cleaned rather than
-escaped: one line for titles, no control characters, `@` neutralised, characters outside the
-Basic Multilingual Plane written as `\\UXXXXXXXX` (the Checks API has been seen to reject them).
+Annotation texts are plain text in GitHub's UI (no Markdown is rendered), so titles carry no
+backticks or markup, only words and names; control characters are removed and characters
+outside the Basic Multilingual Plane are written `U+1F600` (the Checks API rejects 4-byte
+UTF-8). Nothing is inserted into the grader's text.
 
-Order (by importance, so a consumer that can show only the first few shows what matters):
-1. grader and context errors (`Verdict.error`; they fail the step with exit 3),
-2. runs that errored in the original execution (`RunGrade.error_msg`; not graded),
-3. grader failures.
-Within each group: the summary's task order, then grader name.
+One annotation per (task, grader) that did not pass, except a grader defined once that fails
+on every task it runs on: that is one annotation on its YAML line listing the tasks. Order,
+by importance (a consumer that shows only the first few shows what matters): grader errors,
+runs that errored in the original execution, failures.
 """
 
 from __future__ import annotations
 
-import posixpath
-import re
 from dataclasses import dataclass
 from typing import Literal
 
-from waza_ci.errors import Location
-from waza_ci.report._text import (
-    ELLIPSIS,
-    clean,
-    cut_utf8,
-    format_score,
-    neutralise_mentions,
-    one_line,
-    plural,
-    shorten,
-    utf8_len,
+from waza_ci.report._text import clean, head_tail, one_line, plural, readable_bmp, shorten
+from waza_ci.report.model import (
+    FeedbackGroup,
+    GlobalFailure,
+    GraderResult,
+    Report,
+    Source,
+    TaskResult,
+    repo_relative_path,
 )
-from waza_ci.scoring import STATUS_ERROR, GradeSummary, RunGrade, TaskGrade, Verdict
+
+__all__ = ["Annotation", "build_annotations", "repo_relative_path"]
 
 AnnotationLevel = Literal["notice", "warning", "failure"]
 
@@ -38,7 +35,7 @@ TITLE_MAX_CHARS = 255
 MESSAGE_MAX_BYTES = 64_000
 NAME_MAX_CHARS = 80
 """Names inside a title are cut to this, so one long name cannot crowd out the rest."""
-INTRO_NAME_MAX_CHARS = 200
+TASKS_LISTED = 50
 
 
 @dataclass(frozen=True)
@@ -52,205 +49,95 @@ class Annotation:
     message: str
 
 
-_NON_BMP = re.compile(r"[\U00010000-\U0010ffff]")
-_PARTIAL_ESCAPE = re.compile(r"\\(?:U[0-9A-F]{0,7})?$")
-
-
-def _bmp(char: str) -> str:
-    return f"\\U{ord(char):08X}"
-
-
-def _plain(text: str) -> str:
-    """Cleaned, mention-safe, BMP-only text (line breaks kept)."""
-    text = neutralise_mentions(clean(text))
-    return _NON_BMP.sub(lambda match: _bmp(match.group()), text)
-
-
 def _name(text: str) -> str:
-    """A name for a title: one plain line of at most NAME_MAX_CHARS, cut between escapes."""
-    plain = _plain(one_line(text))
-    if len(plain) <= NAME_MAX_CHARS:
-        return plain
-    kept = _PARTIAL_ESCAPE.sub("", plain[: NAME_MAX_CHARS - 1]).rstrip()
-    return kept + ELLIPSIS
+    return readable_bmp(shorten(one_line(text), NAME_MAX_CHARS))
 
 
 def _title(text: str) -> str:
-    """Titles are built from `_name`s and fixed words, so this cut is only a safety net."""
     return shorten(text, TITLE_MAX_CHARS)
 
 
 def _message(text: str) -> str:
-    """The message within MESSAGE_MAX_BYTES: cut at a character boundary, with a note."""
-    text = _plain(text).rstrip()
-    size = utf8_len(text)
-    if size <= MESSAGE_MAX_BYTES:
-        return text
-    # The note's own length depends on the number it prints; reserve for the widest one.
-    widest = _cut_note(size)
-    kept = cut_utf8(text, MESSAGE_MAX_BYTES - utf8_len(widest))
-    kept = _PARTIAL_ESCAPE.sub("", kept).rstrip()
-    return kept + _cut_note(size - utf8_len(kept))
+    return head_tail(readable_bmp(clean(text)).rstrip(), MESSAGE_MAX_BYTES)
 
 
-def _cut_note(omitted: int) -> str:
-    return (
-        f"\n\n… [{omitted:,} more bytes cut to fit GitHub's annotation limit;"
-        " the job summary and the regraded results file have the rest]"
-    )
+def _groups(groups: tuple[FeedbackGroup, ...]) -> list[str]:
+    parts = []
+    for group in groups:
+        runs = ", ".join(str(n) for n in group.runs)
+        label = "run" if len(group.runs) == 1 else "runs"
+        parts += ["", f"× {len(group.runs)} {label} ({label} {runs}):", group.text]
+    return parts
 
 
-def repo_relative_path(file: str, repo_root: str) -> str:
-    """`file` relative to `repo_root` when inside it; else `file` normalised, no leading `/`.
-
-    Paths are POSIX (the action runs in a Linux container). A relative `file` is taken as
-    already relative to the repository root (waza-ci runs in GITHUB_WORKSPACE). Nothing is
-    resolved on disk, so symlinks are not followed.
-    """
-    path = posixpath.normpath(file) if file else "."
-    if repo_root:
-        root = posixpath.normpath(repo_root)
-        if root == "/" and path.startswith("/"):
-            return path.lstrip("/") or "."
-        prefix = root.rstrip("/") + "/"
-        if posixpath.isabs(path) == posixpath.isabs(root) and path.startswith(prefix):
-            return path[len(prefix) :]
-    if path.startswith("./"):
-        path = path[2:]
-    return path.lstrip("/") or "."
+def _reason_lines(reason: str, hint: str | None) -> list[str]:
+    lines = [f"Reason: {one_line(reason)}"] if reason else []
+    if hint:
+        lines.append(f"What to do: {hint}")
+    return lines
 
 
-def _line(location: Location) -> int:
-    """1-based; GitHub rejects line 0, and a location without a line means the file's top."""
-    return location.line if location.line is not None and location.line >= 1 else 1
-
-
-def _task_location(summary: GradeSummary, task: TaskGrade) -> Location:
-    return task.task_location or Location(summary.eval_path, 1)
-
-
-def _grader_location(summary: GradeSummary, task: TaskGrade, name: str) -> Location:
-    """The grader's YAML line; a verdict with no spec grader (kept) falls back to the task."""
-    ref = task.graders.get(name)
-    return ref.location if ref is not None else _task_location(summary, task)
-
-
-def _run_label(task: TaskGrade, run: RunGrade) -> str:
-    return f"{one_line(task.results_name)} run {run.run_number}"
-
-
-def _task_intro(task: TaskGrade) -> str:
-    display = shorten(one_line(task.display_name), INTRO_NAME_MAX_CHARS)
-    shown = f' ("{display}")' if display and display != task.test_id else ""
-    return f"task {one_line(task.test_id)}{shown} in {one_line(task.results_name)}"
-
-
-def _verdict_entry(task: TaskGrade, run: RunGrade, verdict: Verdict) -> str:
-    facts = [f"score {format_score(verdict.score)}"]
-    if not verdict.regraded:
-        facts.append("kept verdict (saved in the results file, not re-run)")
-    head = f"{_run_label(task, run)}: {', '.join(facts)}"
-    feedback = clean(verdict.feedback).strip()
-    parts = [head]
-    if verdict.error is not None:
-        parts.append(f"Error: {clean(verdict.error).strip()}")
-        if feedback and feedback != clean(verdict.error).strip():
-            parts.append(f"Feedback: {feedback}")
-    else:
-        parts.append(feedback or "(no feedback)")
-    return "\n".join(parts)
-
-
-def _grader_annotation(
-    summary: GradeSummary,
-    task: TaskGrade,
-    name: str,
-    entries: list[tuple[RunGrade, Verdict]],
-    *,
-    error: bool,
-    repo_root: str,
-) -> Annotation:
-    location = _grader_location(summary, task, name)
-    kind = entries[0][1].kind
-    runs = f"{len(entries)} of {plural(len(task.runs), 'run')}"
-    verb = "error" if error else "failed"
-    title = f"waza: grader `{_name(name)}` {verb} on task `{_name(task.key)}` ({runs})"
-    outcome = "errored (a grader or context error fails the step)" if error else "failed"
-    lines = [
-        f"Grader {one_line(name)} ({one_line(kind)}) {outcome} in {runs} of {_task_intro(task)}.",
-        f"{'Errored' if error else 'Failing'} runs: "
-        + ", ".join(_run_label(task, run) for run, _ in entries),
-    ]
-    lines += ["", "\n\n".join(_verdict_entry(task, run, v) for run, v in entries)]
+def _failure(source: Source, title: str, message: list[str]) -> Annotation:
     return Annotation(
-        path=repo_relative_path(location.file, repo_root),
-        line=_line(location),
+        path=source.path,
+        line=source.line,
         level="failure",
         title=_title(title),
-        message=_message("\n".join(lines)),
+        message=_message("\n".join(message)),
     )
 
 
-def _errored_runs_annotation(
-    summary: GradeSummary, task: TaskGrade, runs: list[RunGrade], *, repo_root: str
-) -> Annotation:
-    location = _task_location(summary, task)
-    counted = f"{len(runs)} of {plural(len(task.runs), 'run')}"
-    title = f"waza: task `{_name(task.key)}` errored in execution ({counted}, not graded)"
-    entries = [
-        f"{_run_label(task, run)}: {clean(run.error_msg or '(no error message recorded)').strip()}"
-        for run in runs
+def _row_annotation(row: GraderResult) -> Annotation:
+    runs = f"{row.runs_failed} of {plural(row.runs_total, 'run')}"
+    verb = "grader error" if row.status == "error" else "failed"
+    kept = " (kept verdict)" if not row.regraded else ""
+    title = f"{_name(row.grader)} {verb} on {_name(row.task_key)} ({runs}){kept}"
+    message = [*_reason_lines(row.reason, row.hint), *_groups(row.feedback)]
+    return _failure(row.source, title, message)
+
+
+def _global_annotation(failure: GlobalFailure) -> Annotation:
+    verb = "errors" if failure.status == "error" else "fails"
+    tasks = failure.tasks
+    title = f"{_name(failure.grader)} {verb} on every task ({len(tasks)})"
+    listed = [f"- {one_line(task)}" for task in tasks[:TASKS_LISTED]]
+    if len(tasks) > TASKS_LISTED:
+        listed.append(f"- … and {len(tasks) - TASKS_LISTED} more (see the job summary)")
+    message = [
+        *_reason_lines(failure.reason, None),
+        "",
+        f"The grader did not pass on any of the {plural(len(tasks), 'task')} it ran on:",
+        *listed,
     ]
-    message = "\n".join(
-        [
-            f"{counted} of {_task_intro(task)} errored in the original execution"
-            " and were not graded.",
-            "Errored runs: " + ", ".join(_run_label(task, run) for run in runs),
-            "",
-            "\n\n".join(entries),
-        ]
-    )
-    return Annotation(
-        path=repo_relative_path(location.file, repo_root),
-        line=_line(location),
-        level="failure",
-        title=_title(title),
-        message=_message(message),
-    )
+    return _failure(failure.source, title, message)
 
 
-def build_annotations(summary: GradeSummary, *, repo_root: str) -> list[Annotation]:
-    """One annotation per failing (task, grader), per erroring (task, grader), and per task
-    with runs that errored in execution; ordered by importance as the module says.
+def _errored_annotation(task: TaskResult) -> Annotation:
+    assert task.errored_runs is not None
+    counted = f"{task.errored_runs.count} of {plural(task.runs_total, 'run')}"
+    title = f"{_name(task.key)} errored in execution ({counted}, not graded)"
+    message = [
+        f"{counted} of task {one_line(task.key)} errored in the original waza run"
+        " and were not graded.",
+        *_groups(task.errored_runs.feedback),
+    ]
+    return _failure(task.source, title, message)
 
-    A grader that both errored and failed on a task gets one annotation of each kind.
-    """
+
+def build_annotations(report: Report) -> list[Annotation]:
+    """The report's annotations in order of importance (see the module docstring)."""
+    globals_ = {(g.grader, g.source): g for g in report.global_failures}
     errors: list[Annotation] = []
-    errored_runs: list[Annotation] = []
     failures: list[Annotation] = []
-    for task in summary.tasks:
-        by_grader: dict[str, tuple[list[tuple[RunGrade, Verdict]], ...]] = {}
-        for run in task.runs:
-            for verdict in run.verdicts:
-                if verdict.passed and verdict.error is None:
-                    continue
-                pair = by_grader.setdefault(verdict.name, ([], []))
-                pair[0 if verdict.error is not None else 1].append((run, verdict))
-        for name in sorted(by_grader):
-            erred, failed = by_grader[name]
-            if erred:
-                errors.append(
-                    _grader_annotation(summary, task, name, erred, error=True, repo_root=repo_root)
-                )
-            if failed:
-                failures.append(
-                    _grader_annotation(
-                        summary, task, name, failed, error=False, repo_root=repo_root
-                    )
-                )
-        not_graded = [run for run in task.runs if run.status == STATUS_ERROR]
-        if not_graded:
-            errored_runs.append(
-                _errored_runs_annotation(summary, task, not_graded, repo_root=repo_root)
-            )
-    return errors + errored_runs + failures
+    done: set[tuple[str, object]] = set()
+    for row in report.problems:
+        key = (row.grader, row.source)
+        target = errors if row.status == "error" else failures
+        if key in globals_:
+            if key not in done:
+                done.add(key)
+                target.append(_global_annotation(globals_[key]))
+            continue
+        target.append(_row_annotation(row))
+    errored = [_errored_annotation(t) for t in report.tasks if t.errored_runs is not None]
+    return errors + errored + failures

@@ -8,7 +8,7 @@ keep them from adding markup, cells or lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from waza_ci.baseline import BaselineComparison, Change, PassCount, TaskChange
@@ -21,6 +21,8 @@ from waza_ci.report.markdown import (
     render_check_summary,
     render_markdown,
 )
+from waza_ci.report.model import Report
+from waza_ci.report.screen import ListMode
 from waza_ci.scoring import GradeSummary, TaskGrade
 
 SECTION_LIMIT = 131_072
@@ -238,20 +240,16 @@ def render_regressions_text(
 
 def render_summary_with_regressions(
     summary: GradeSummary,
+    report: Report,
     comparison: BaselineComparison | None,
     *,
     baseline_note: str | None = None,
+    mode: ListMode = "failures",
     limit_bytes: int = JOB_SUMMARY_LIMIT,
 ) -> str:
-    """The grading report (job summary), then the regression section, within `limit_bytes`."""
-    return _with_section(
-        render_markdown,
-        summary,
-        comparison,
-        baseline_note,
-        limit_bytes=limit_bytes,
-        section_limit=SECTION_LIMIT,
-    )
+    """The job summary with the regression section on its first screen, within `limit_bytes`."""
+    section = _section(summary, comparison, baseline_note, SECTION_LIMIT, limit_bytes)
+    return render_markdown(report, mode=mode, limit_bytes=limit_bytes, extra=section)
 
 
 CHECK_SECTION_LIMIT = 16_384
@@ -260,38 +258,31 @@ CHECK_SECTION_LIMIT = 16_384
 
 def render_check_summary_with_regressions(
     summary: GradeSummary,
+    report: Report,
     comparison: BaselineComparison | None,
     *,
     baseline_note: str | None = None,
+    mode: ListMode = "failures",
     limit_bytes: int = CHECK_SUMMARY_LIMIT,
 ) -> str:
-    """The check run's summary, then the regression section, within `limit_bytes`."""
-    return _with_section(
-        render_check_summary,
-        summary,
-        comparison,
-        baseline_note,
-        limit_bytes=limit_bytes,
-        section_limit=CHECK_SECTION_LIMIT,
-    )
+    """The check run's summary with the regression section, within `limit_bytes`."""
+    section = _section(summary, comparison, baseline_note, CHECK_SECTION_LIMIT, limit_bytes)
+    return render_check_summary(report, mode=mode, limit_bytes=limit_bytes, extra=section)
 
 
-def _with_section(
-    render: Callable[..., str],
+def _section(
     summary: GradeSummary,
     comparison: BaselineComparison | None,
     baseline_note: str | None,
-    *,
-    limit_bytes: int,
     section_limit: int,
-) -> str:
-    # The section is rendered first and the report gets what is left, so the two together
-    # never pass the limit and the report's own trimming note stays accurate.
+    limit_bytes: int,
+) -> list[str]:
+    """The regression section as first-screen blocks (none when there is nothing to say); the
+    report's own budgeting then keeps the whole within the limit."""
     section = render_regressions_markdown(
         comparison,
         flaky_of(summary.tasks),
         baseline_note=baseline_note,
         limit_bytes=min(section_limit, limit_bytes // 4),
     )
-    report = render(summary, limit_bytes=limit_bytes - utf8_len(section) - 1)
-    return str(report) + ("\n" + section if section else "")
+    return [section.rstrip("\n")] if section else []

@@ -1,50 +1,105 @@
-"""GradeSummary -> the short plain-text verdict the CLI prints to stderr. Pure.
+"""Report -> the terminal's first screen (the CLI's stderr, the action's log). Pure.
 
-Every untrusted string (task keys, grader names, feedback) goes through `for_log`, so no line
-can break early, carry terminal escapes, or start with `::` (a workflow command)."""
+The verdict line, then up to MAX_ROWS failing (task, grader) rows with the YAML `file:line`
+and the reason, then how many more there are. Untrusted text goes through `for_log`, so a
+grader cannot move the cursor, colour the log, fake a line or reverse text. Colour is the
+caller's decision (`colour=True` only on a TTY without NO_COLOR).
+"""
 
 from __future__ import annotations
 
-from waza_ci.report._text import for_log
-from waza_ci.scoring import GradeSummary
+from collections.abc import Sequence
+
+from waza_ci.report._text import for_log, shorten
+from waza_ci.report.model import GraderResult, Report
+from waza_ci.report.screen import verdict_parts
+
+MAX_ROWS = 20
+REASON_MAX_CHARS = 160
+NAME_MAX_CHARS = 60
+
+_RED = "\x1b[31m"
+_YELLOW = "\x1b[33m"
+_GREEN = "\x1b[32m"
+_BOLD = "\x1b[1m"
+_RESET = "\x1b[0m"
+
+_LABELS = {
+    "passed": ("PASSED", _GREEN),
+    "failed": ("FAILED", _RED),
+    "errors": ("GRADER ERRORS", _YELLOW),
+    "nothing": ("NOTHING GRADED", _YELLOW),
+}
 
 
-def render_text(summary: GradeSummary) -> str:
-    """A few lines for a terminal: the verdict, the counts, then each failing grader."""
-    verdict = "GRADER ERRORS" if summary.grader_errors else "PASSED" if summary.passed else "FAILED"
-    lines = [
-        f"waza-ci: {verdict}: {len(summary.tasks)} task(s), {summary.runs_graded} run(s) graded, "
-        f"{summary.runs_failed} not passed, {summary.grader_errors} grader error(s); "
-        f"overall score {summary.overall_score:.2f}"
+def _paint(text: str, colour: str, enabled: bool) -> str:
+    return f"{colour}{text}{_RESET}" if enabled else text
+
+
+def _safe(text: str, limit: int) -> str:
+    return for_log(shorten(text, limit))
+
+
+def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
+    """One line per row, its columns aligned (task, grader, file:line, runs), the reason
+    last; a hint on its own line below."""
+    cells = [
+        (
+            _safe(row.task_key, NAME_MAX_CHARS),
+            _safe(row.grader, NAME_MAX_CHARS) + ("" if row.regraded else " (kept)"),
+            for_log(str(row.source)),
+            f"{row.runs_failed}/{row.runs_total}",
+        )
+        for row in rows
     ]
-    for task in summary.tasks:
-        for run in task.runs:
-            if run.error_msg:
-                lines.append(
-                    f"  {for_log(task.key)} run {run.run_number}: errored: {_line(run.error_msg)}"
-                )
-            for verdict_ in run.verdicts:
-                notes = "; ".join(verdict_.notes)
-                if verdict_.passed:
-                    if notes:  # e.g. output cut to the cap: worth a line even when it passed
-                        lines.append(
-                            f"  {for_log(task.key)} run {run.run_number} "
-                            f"{for_log(verdict_.name)}: {for_log(notes)}"
-                        )
-                    continue
-                kept = "" if verdict_.regraded else " (kept)"
-                lines.append(
-                    f"  {for_log(task.key)} run {run.run_number} {for_log(verdict_.name)}{kept}: "
-                    f"{_line(verdict_.feedback)}{f' ({for_log(notes)})' if notes else ''}"
-                )
-    for skipped in summary.skipped:
+    widths = [max((len(cell[i]) for cell in cells), default=0) for i in range(4)]
+    lines = []
+    for row, cell in zip(rows, cells, strict=True):
+        status = "error " if row.status == "error" else "failed"
+        painted = _paint(status, _YELLOW if row.status == "error" else _RED, colour)
+        columns = "  ".join(text.ljust(width) for text, width in zip(cell, widths, strict=True))
+        lines.append(f"  {painted}  {columns}  {_safe(row.reason, REASON_MAX_CHARS)}")
+        if row.hint:
+            lines.append(f"          -> {row.hint}")
+    return lines
+
+
+def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--summary") -> str:
+    """A few lines for a terminal: verdict, banner, failing rows, skipped tasks."""
+    label, tint = _LABELS[report.verdict]
+    lines = [
+        f"waza-ci: {_paint(label, _BOLD + tint, colour)}: " + " · ".join(verdict_parts(report))
+    ]
+    common = report.common_failure
+    if common is not None:
         lines.append(
-            f"  skipped {for_log(skipped.results_name)}:{for_log(skipped.test_id)}: "
-            f"{for_log(skipped.reason)}"
+            f"  every grader execution ({common.executions}) failed the same way: "
+            f"{_safe(common.reason, REASON_MAX_CHARS)}"
+        )
+        lines.append(f"  likely fix: {common.hint}")
+    shown = report.problems[:MAX_ROWS]
+    lines += _rows(shown, colour)
+    hidden = len(report.problems) - len(shown)
+    if hidden:
+        lines.append(f"  … {hidden} more, see {summary_hint}")
+    noted = [row for task in report.tasks for row in task.graders if row.notes]
+    for row in noted[:MAX_ROWS]:  # e.g. output cut to the cap: worth a line even when it passed
+        lines.append(
+            f"  note    {_safe(row.task_key, NAME_MAX_CHARS)}  {_safe(row.grader, NAME_MAX_CHARS)}"
+            f"  {for_log('; '.join(row.notes))}"
+        )
+    for task in report.tasks:
+        if task.errored_runs is not None:
+            groups = task.errored_runs.feedback
+            message = groups[0].text.strip().split("\n")[-1] if groups else ""
+            lines.append(
+                f"  {_paint('errored', _YELLOW, colour)}  {_safe(task.key, NAME_MAX_CHARS)}  "
+                f"{task.errored_runs.count} run(s) errored in the original execution (not graded)"
+                f": {_safe(message, REASON_MAX_CHARS)}"
+            )
+    for skipped in report.skipped:
+        lines.append(
+            f"  skipped  {_safe(skipped.results_name, NAME_MAX_CHARS)}:"
+            f"{_safe(skipped.test_id, NAME_MAX_CHARS)}: {for_log(skipped.reason)}"
         )
     return "\n".join(lines) + "\n"
-
-
-def _line(text: str, limit: int = 300) -> str:
-    flat = for_log(" ".join(text.split()))
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

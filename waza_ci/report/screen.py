@@ -1,0 +1,297 @@
+"""Report -> the first screen in Markdown: verdict line, banner, failures table, passing tasks,
+slowest graders. Shared by the job summary and the check run's output.summary. Pure.
+
+A reviewer should know in ten seconds which graders failed on which tasks, why, and where to
+edit: one row per (task, grader) that did not pass, grader errors first and marked apart, the
+grader linked to its YAML line, runs failed out of runs, and the reason in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from waza_ci.report._text import format_score, plural
+from waza_ci.report.md import Medium, code, link, table, trusted
+from waza_ci.report.model import GraderResult, Report, TaskResult
+from waza_ci.report.reasons import format_duration
+
+ICON_PASSED = "✅"
+ICON_FAILED = "❌"
+ICON_ERROR = "⚠️"
+ICON_NOTHING = "⚪"
+
+NAME_MAX_CHARS = 120
+REASON_MAX_CHARS = 240
+PASSING_LISTED = 100
+"""Passing tasks named on the first screen (compact form); the rest are counted."""
+
+ListMode = Literal["failures", "all"]
+
+_VERDICT_LABELS = {
+    "passed": (ICON_PASSED, "Passed"),
+    "failed": (ICON_FAILED, "Failed"),
+    "errors": (ICON_ERROR, "Grader errors"),
+    "nothing": (ICON_NOTHING, "Nothing graded"),
+}
+
+
+def verdict_parts(report: Report, *, with_time: bool = True) -> list[str]:
+    """The counts of the verdict line, as plain words (no untrusted text)."""
+    counts = report.counts
+    if counts.runs == 0:
+        parts = ["no task of the eval had runs to grade in the results"]
+    else:
+        runs = plural(counts.runs, "run")
+        if counts.runs_failed:
+            runs += f" ({counts.runs_failed} failed)"
+        parts = [
+            plural(counts.tasks, "task"),
+            runs,
+            plural(counts.failures, "failing grader"),
+            plural(counts.grader_errors, "grader error"),
+            plural(counts.cleanup_errors, "clean-up error"),
+        ]
+        if counts.runs_errored:
+            parts.append(f"{counts.runs_errored} errored in execution")
+    if report.skipped:
+        parts.append(f"{plural(len(report.skipped), 'task')} skipped")
+    if counts.elapsed_ms and with_time:
+        parts.append(format_duration(counts.elapsed_ms))
+    return parts
+
+
+def verdict_label(report: Report) -> tuple[str, str]:
+    return _VERDICT_LABELS[report.verdict]
+
+
+def verdict_line(report: Report) -> str:
+    icon, label = verdict_label(report)
+    return " · ".join([f"**{icon} {label}**", *verdict_parts(report)])
+
+
+def banner(report: Report, medium: Medium) -> list[str]:
+    common = report.common_failure
+    if common is None:
+        return []
+    return [
+        f"> **{ICON_ERROR} Every grader execution ({common.executions}) failed the same way:**"
+        f" {code(common.reason, medium, in_table=False, max_chars=REASON_MAX_CHARS)}  \n"
+        f"> **Likely fix:** {trusted(common.hint)}."
+    ]
+
+
+def _status_cell(row: GraderResult) -> str:
+    if row.status == "error":
+        return f"{ICON_ERROR} **error**"
+    return ICON_FAILED if row.regraded else f"{ICON_FAILED} kept"
+
+
+def _reason_cell(row: GraderResult, medium: Medium) -> str:
+    cell = code(row.reason, medium, max_chars=REASON_MAX_CHARS)
+    if row.hint:
+        cell += f"<br>**What to do:** {trusted(row.hint)}"
+    return cell
+
+
+def problem_rows(rows: Sequence[GraderResult], medium: Medium) -> list[list[str]]:
+    return [
+        [
+            _status_cell(row),
+            code(row.task_key, medium, max_chars=NAME_MAX_CHARS),
+            link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url)
+            + f"<br>{code(str(row.source), medium, max_chars=NAME_MAX_CHARS)}",
+            f"{row.runs_failed} / {row.runs_total}",
+            _reason_cell(row, medium),
+        ]
+        for row in rows
+    ]
+
+
+def errored_rows(tasks: Sequence[TaskResult], medium: Medium) -> list[list[str]]:
+    """Runs that errored in the original `waza run` (not graded), one row per task."""
+    rows = []
+    for task in tasks:
+        if task.errored_runs is None:
+            continue
+        first = task.errored_runs.feedback[0].text if task.errored_runs.feedback else ""
+        rows.append(
+            [
+                f"{ICON_ERROR} errored run",
+                code(task.key, medium, max_chars=NAME_MAX_CHARS),
+                link(code("(the run itself)", medium), task.source.url)
+                + f"<br>{code(str(task.source), medium, max_chars=NAME_MAX_CHARS)}",
+                f"{task.errored_runs.count} / {task.runs_total}",
+                code(first.split("\n")[-1], medium, max_chars=REASON_MAX_CHARS),
+            ]
+        )
+    return rows
+
+
+def failures_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
+    """`### Failures` with at most `max_rows` rows, and a line saying how many more."""
+    errored = [task for task in report.tasks if task.errored_runs is not None]
+    if not report.problems and not errored:
+        return []
+    rows = report.problems[:max_rows]
+    errored = errored[: max(max_rows - len(rows), 0)]
+    errors = any(row.status == "error" for row in report.problems)
+    failures = any(row.status == "failed" for row in report.problems)
+    heading = (
+        f"### {ICON_ERROR} Grader errors and failures"
+        if errors and failures
+        else f"### {ICON_ERROR} Grader errors"
+        if errors
+        else f"### {ICON_FAILED} Failures"
+    )
+    blocks = [
+        heading,
+        table(
+            ["", "Task", "Grader (YAML line)", "Runs failed", "Reason"],
+            [":-:", "---", "---", "--:", "---"],
+            problem_rows(rows, medium) + errored_rows(errored, medium),
+        ),
+    ]
+    hidden = len(report.problems) - len(rows)
+    if hidden:
+        blocks.append(f"_… {plural(hidden, 'more failing grader')}, listed in the details._")
+    if any(not row.regraded for row in rows):
+        blocks.append(
+            "_kept_: a saved verdict from the results file (a prompt grader, …), not re-run."
+        )
+    return blocks
+
+
+def collapsed_failures(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
+    """Under the banner, the rows are all the same: they fold away."""
+    table_blocks = failures_table(report, medium, max_rows=max_rows)
+    if not table_blocks:
+        return []
+    summary = f"<summary>The {plural(len(report.problems), 'failing grader')}</summary>"
+    return ["\n".join(["<details>", summary, ""]), *table_blocks[1:], "</details>"]
+
+
+def global_failures(report: Report, medium: Medium) -> list[str]:
+    items = []
+    for failure in report.global_failures:
+        grader = link(code(failure.grader, medium, in_table=False), failure.source.url)
+        verb = "errors" if failure.status == "error" else "fails"
+        items.append(
+            f"- {grader} {verb} on every task it runs on ({len(failure.tasks)}):"
+            f" {code(failure.reason, medium, in_table=False, max_chars=REASON_MAX_CHARS)}"
+        )
+    return ["\n".join(items)] if items else []
+
+
+def _task_label(task: TaskResult, medium: Medium) -> str:
+    return code(task.key, medium, max_chars=NAME_MAX_CHARS)
+
+
+def passing_compact(report: Report, medium: Medium) -> list[str]:
+    passing = [task for task in report.tasks if task.status == "passed"]
+    if not passing:
+        return []
+    shown = passing[:PASSING_LISTED]
+    items = [
+        f"{_task_label(task, medium)} {task.runs_passed}/{task.runs_total}"
+        f" · {format_duration(task.duration_ms)}"
+        for task in shown
+    ]
+    line = f"**{ICON_PASSED} Passing:** " + ", ".join(items)
+    if len(passing) > len(shown):
+        line += f", and {len(passing) - len(shown)} more"
+    return [line]
+
+
+ALL_TASKS_ROWS = 300
+"""Rows of the `report: all` table; the report JSON lists every one."""
+
+
+def all_tasks_table(report: Report, medium: Medium) -> list[str]:
+    """Every task and grader with status, runs and time (the `report: all` listing)."""
+    rows: list[list[str]] = []
+    icons = {"passed": ICON_PASSED, "failed": ICON_FAILED, "error": ICON_ERROR}
+    for task in report.tasks:
+        for row in task.graders:
+            rows.append(
+                [
+                    icons[row.status],
+                    _task_label(task, medium),
+                    link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url),
+                    f"{row.runs_total - row.runs_failed} / {row.runs_total}",
+                    format_duration(row.duration_ms) if row.regraded else "kept",
+                ]
+            )
+    if not rows:
+        return []
+    more = (
+        [f"_… {len(rows) - ALL_TASKS_ROWS} more rows in the report JSON._"]
+        if len(rows) > ALL_TASKS_ROWS
+        else []
+    )
+    return [
+        "### All tasks",
+        table(
+            ["", "Task", "Grader", "Runs passed", "Time"],
+            [":-:", "---", "---", "--:", "--:"],
+            rows[:ALL_TASKS_ROWS],
+        ),
+        *more,
+        "Task scores: "
+        + ", ".join(f"{_task_label(t, medium)} {format_score(t.score)}" for t in report.tasks),
+    ]
+
+
+def slowest(report: Report, medium: Medium) -> list[str]:
+    if not report.slowest:
+        return []
+    rows = [
+        [
+            link(code(item.grader, medium, max_chars=NAME_MAX_CHARS), item.source.url),
+            str(item.executions),
+            format_duration(item.total_ms),
+            format_duration(item.max_ms),
+        ]
+        for item in report.slowest
+    ]
+    return [
+        "<details>\n<summary>Slowest graders</summary>",
+        table(["Grader", "Runs", "Total", "Slowest run"], ["---", "--:", "--:", "--:"], rows),
+        "</details>",
+    ]
+
+
+def skipped(report: Report, medium: Medium) -> list[str]:
+    if not report.skipped:
+        return []
+    items = [
+        f"- {code(s.test_id, medium, in_table=False)}"
+        f" in {code(s.results_name, medium, in_table=False)}:"
+        f" {code(s.reason, medium, in_table=False)}"
+        for s in report.skipped
+    ]
+    return ["### Skipped tasks", "\n".join(items)]
+
+
+def first_screen(
+    report: Report,
+    medium: Medium,
+    *,
+    max_rows: int,
+    mode: ListMode,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The blocks of the first screen, in reading order. `extra` are Markdown blocks a later
+    step adds (e.g. a comparison with the base branch), placed right after the failures;
+    they must be safe Markdown already."""
+    blocks = [verdict_line(report), *banner(report, medium)]
+    if report.common_failure is not None:
+        blocks += collapsed_failures(report, medium, max_rows=max_rows)
+    else:
+        blocks += failures_table(report, medium, max_rows=max_rows)
+    blocks += [medium.prep(block) for block in extra]
+    blocks += global_failures(report, medium)
+    blocks += all_tasks_table(report, medium) if mode == "all" else passing_compact(report, medium)
+    blocks += skipped(report, medium)
+    blocks += slowest(report, medium)
+    return blocks
