@@ -7,10 +7,9 @@
 # Base image: the tag is deliberately not pinned by digest here. This project's CI
 # has no container registry and builds a local stand-in tagged python:3.12-slim; a
 # "python:3.12-slim@sha256:..." reference would never resolve to that stand-in and
-# the build would fail. A release build (a tagged v1.x) should instead pin
-# FROM python:3.12-slim@sha256:<digest of the current official image> in both
-# stages, let a dependency bot bump it, or better publish a prebuilt image and
-# point action.yml's runs.image at docker://<registry>/<image>@sha256:<digest>.
+# the build would fail. Releases do not build on users' runners at all:
+# .github/workflows/release.yml pushes a prebuilt multi-arch image on a version tag
+# and points that tag's action.yml at it (docker://ghcr.io/<owner>/waza-ci:<version>).
 
 # Stage 1: build the waza-ci wheel with a hash-pinned build backend, so the
 # final image gets neither setuptools nor build leftovers.
@@ -52,6 +51,13 @@ RUN pip install --require-hashes --only-binary=:all: -r /action/requirements/run
 COPY --from=build /build/wheels /tmp/waza-ci-wheels
 RUN pip install --no-deps --no-index /tmp/waza-ci-wheels/*.whl \
     && rm -rf /tmp/waza-ci-wheels
+
+# Bytecode for the standard library and every installed package, made once here rather than on
+# every container start: the base image may ship without it (the local stand-in does), and
+# PYTHONDONTWRITEBYTECODE stops the action from caching what it compiles. -x skips test data
+# that is deliberately not valid Python.
+RUN python -m compileall -q -j 0 -x '/(test|tests|idle_test|lib2to3)/' \
+    "$(python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
 
 COPY LICENSE /action/LICENSE
 COPY entrypoint.py /action/entrypoint.py

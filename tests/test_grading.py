@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Project, make_results, make_run
-from waza_ci import grading
+from waza_ci import grading, program
 from waza_ci.context import serialize_context
 from waza_ci.grading import GradingSetup, grader_environment, plan_grading, run_plan
 from waza_ci.results import load_results
@@ -109,3 +110,34 @@ def test_children_the_caller_already_had_are_spared(project: Project, tmp_path: 
     finally:
         bystander.kill()
         bystander.wait()
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
+def test_pool_bookkeeping_is_constant_per_execution_and_leaves_no_descriptor(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The complexity guard: the process table is scanned (for escaped grader children) a
+    # fixed number of times per grading, never once per execution, and the descriptors of
+    # removed context files closed in the background are all closed when run_plan returns.
+    scans: list[int] = []
+    real_scan = program._child_pids
+
+    def counting_scan() -> list[int]:
+        scans.append(1)
+        return real_scan()
+
+    monkeypatch.setattr(program, "_child_pids", counting_scan)
+    counts = []
+    for graders, runs in ((1, 2), (3, 4)):
+        scans.clear()
+        plan = _plan(project, graders=graders, runs=runs)
+        before = _open_descriptors()
+        results = run_plan(plan, _setup(project, tmp_path, jobs=2))
+        assert len(results) == 2 * graders * runs and all(r.verdict.passed for r in results)
+        assert _open_descriptors() == before
+        counts.append(len(scans))
+    assert counts[0] == counts[1] <= 3, f"process-table scans for 4 and 24 executions: {counts}"

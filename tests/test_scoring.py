@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from waza_ci.errors import FailOn
 from waza_ci.scoring import (
-    FailOn,
     GradeSummary,
     RunGrade,
     TaskDigestInput,

@@ -8,6 +8,7 @@ fallbacks (a refused check run becomes workflow-command annotations), and what r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -35,7 +36,7 @@ from waza_ci.engine import (
     prepare_grading,
     run_grading,
 )
-from waza_ci.errors import InputError, WazaCiError
+from waza_ci.errors import FailOn, InputError, WazaCiError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB
 from waza_ci.gate_step import (
     GATE_INPUT_DEFAULTS,
@@ -78,8 +79,8 @@ from waza_ci.report.regressions import (
 )
 from waza_ci.report.screen import ListMode
 from waza_ci.report.text import render_text
-from waza_ci.results import ResultsFile, dump_results
-from waza_ci.scoring import FailOn, GradeSummary
+from waza_ci.results import ResultsFile, write_results
+from waza_ci.scoring import GradeSummary
 from waza_ci.shard import Shard, parse_shard, shard_note
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
@@ -428,7 +429,12 @@ def _write_output_file(
 ) -> Path | None:
     if settings.output is None:
         return None
-    write_text_files({plan.results[r.source.name]: dump_results(r.raw) for r in report.regraded})
+    write_text_files(
+        {
+            plan.results[r.source.name]: functools.partial(write_results, r.raw)
+            for r in report.regraded
+        }
+    )
     return settings.output
 
 

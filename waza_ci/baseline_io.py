@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.baseline import BaselineComparison, PassCount, Side, compare
-from waza_ci.errors import EXIT_FAILED, EXIT_PASSED
+from waza_ci.errors import EXIT_FAILED, EXIT_PASSED, FailOn
 from waza_ci.gate import GateOptions
 from waza_ci.results import ResultsFile, load_results, name_results_files
-from waza_ci.scoring import STATUS_PASSED, FailOn, GradeSummary, TaskGrade
+from waza_ci.scoring import STATUS_PASSED, GradeSummary, TaskGrade
 
 # --- building the two sides ---------------------------------------------------------------------
 

@@ -5,41 +5,31 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
-import tempfile
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from waza_ci import __version__, gate_cli
-from waza_ci.baseline import BaselineComparison
-from waza_ci.baseline_io import compare_with_baseline, gated_exit_code, load_baseline
-from waza_ci.engine import (
-    GradeReport,
-    GradeRequest,
-    merge_grading,
-    prepare_grading,
-    run_grading,
-)
-from waza_ci.errors import EXIT_INPUT_ERROR, InputError, WazaCiError
-from waza_ci.files import MAX_RESULTS_BYTES, MIB
-from waza_ci.gate import GateOptions
-from waza_ci.grading import Progress, cancel_on_signals, grader_environment, stop_if_cancelled
-from waza_ci.outputs import OutputPlan, plan_outputs, write_text_files
-from waza_ci.report._text import for_log, json_for_log
-from waza_ci.report.model import Report, SourceLinks, build_report, report_json_text
-from waza_ci.report.regressions import (
-    flaky_of,
-    render_regressions_text,
-    render_summary_with_regressions,
-)
-from waza_ci.report.text import render_text
-from waza_ci.results import ResultsFile, dump_json, dump_results
-from waza_ci.scoring import FailOn
-from waza_ci.shard import Shard, parse_shard, shard_note
+from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, InputError, WazaCiError
+from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.report._text import for_log, json_for_log  # re only: cheap
+
+if TYPE_CHECKING:
+    from waza_ci.baseline import BaselineComparison
+    from waza_ci.engine import GradeReport
+    from waza_ci.gate import GateOptions
+    from waza_ci.grading import Progress
+    from waza_ci.outputs import OutputPlan
+    from waza_ci.report.model import Report, SourceLinks
+    from waza_ci.results import ResultsFile
+    from waza_ci.shard import Shard
+
+# Everything grading needs (pydantic models, YAML, the report) is imported where it is used,
+# not here: `waza-ci --help`, a usage error and `--version` start in a few tens of milliseconds.
 
 
 class _Parser(argparse.ArgumentParser):
@@ -207,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments[:1] == ["gate"]:  # its own parser: waza's exit 3 for usage errors
         return gate_cli.main(arguments[1:], sys.stdout, os.environ.get("GITHUB_STEP_SUMMARY"))
     args = build_parser().parse_args(arguments)
+    from waza_ci.grading import cancel_on_signals  # noqa: PLC0415 - see the imports above
+
     try:
         if args.command == "merge":
             return _merge(args)
@@ -218,6 +210,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    # Deferred (see the imports above); by now the arguments are known to be usable.
+    import tempfile  # noqa: PLC0415
+
+    from waza_ci.baseline_io import compare_with_baseline  # noqa: PLC0415
+    from waza_ci.engine import GradeRequest, prepare_grading, run_grading  # noqa: PLC0415
+    from waza_ci.grading import grader_environment  # noqa: PLC0415
+    from waza_ci.outputs import plan_outputs  # noqa: PLC0415
+
     patterns = [pattern for group in args.results for pattern in group]
     request = GradeRequest(
         eval_path=args.eval_yaml,
@@ -256,6 +256,10 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    from waza_ci.baseline_io import compare_with_baseline  # noqa: PLC0415 - see the imports
+    from waza_ci.engine import merge_grading  # noqa: PLC0415
+    from waza_ci.outputs import plan_outputs  # noqa: PLC0415
+
     options, baseline_files, note = _baseline(args)
     report, partials = merge_grading(args.partials)
     names = [r.source.name for r in report.regraded]
@@ -271,6 +275,8 @@ def _baseline(
     args: argparse.Namespace,
 ) -> tuple[GateOptions, tuple[ResultsFile, ...], str | None]:
     """The gate policy, the baseline files, and the note to print when there is none."""
+    from waza_ci.baseline_io import load_baseline  # noqa: PLC0415 - see the imports above
+
     options = gate_cli.gate_options(args)
     baseline_files, note = load_baseline(args.baseline)
     if note is None and not args.baseline and args.fail_on is FailOn.REGRESSIONS:
@@ -285,6 +291,14 @@ def _finish(
     comparison: BaselineComparison | None = None,
     note: str | None = None,
 ) -> int:
+    from waza_ci.baseline_io import gated_exit_code  # noqa: PLC0415 - see the imports above
+    from waza_ci.grading import stop_if_cancelled  # noqa: PLC0415
+    from waza_ci.report.model import build_report  # noqa: PLC0415
+    from waza_ci.report.regressions import flaky_of, render_regressions_text  # noqa: PLC0415
+    from waza_ci.report.text import render_text  # noqa: PLC0415
+    from waza_ci.results import dump_json  # noqa: PLC0415
+    from waza_ci.shard import shard_note  # noqa: PLC0415
+
     stop_if_cancelled()  # a signal during loading, or after the last grader: write nothing
     for warning in (*report.warnings, *([note] if note else [])):
         print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
@@ -309,6 +323,8 @@ def _finish(
 
 def _source_links(env: Mapping[str, str]) -> SourceLinks | None:
     """Inside GitHub Actions, the YAML lines link to the commit being built."""
+    from waza_ci.report.model import SourceLinks  # noqa: PLC0415 - see the imports above
+
     if env.get("GITHUB_ACTIONS") != "true":
         return None
     parts = (env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_SHA"))
@@ -326,8 +342,13 @@ def _write_outputs(
     note: str | None,
     shard_heading: str,
 ) -> None:
-    contents = {
-        plan.results[r.source.name]: dump_results(r.raw)
+    from waza_ci.outputs import StreamWriter, write_text_files  # noqa: PLC0415 - see above
+    from waza_ci.report.model import report_json_text  # noqa: PLC0415
+    from waza_ci.report.regressions import render_summary_with_regressions  # noqa: PLC0415
+    from waza_ci.results import write_results  # noqa: PLC0415
+
+    contents: dict[Path, str | StreamWriter] = {
+        plan.results[r.source.name]: functools.partial(write_results, r.raw)
         for r in report.regraded
         if r.source.name in plan.results
     }
@@ -345,6 +366,8 @@ def _write_outputs(
 
 
 def _stderr_progress() -> Progress:
+    import threading  # noqa: PLC0415 - see the imports above
+
     lock = threading.Lock()
 
     def progress(line: str) -> None:
@@ -365,6 +388,8 @@ def _rate(text: str) -> float:
 
 
 def _shard(text: str) -> Shard:
+    from waza_ci.shard import parse_shard  # noqa: PLC0415 - only when --shard is given
+
     try:
         return parse_shard(text)
     except InputError as err:

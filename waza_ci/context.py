@@ -8,9 +8,10 @@ file has the key (an empty list stays empty) and `null` when it does not, becaus
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from waza_ci.gojson import python_json
 
 CONTEXT_VERSION = 1
 EVIDENCE_FIELDS = ("tool_events", "host_lifecycle", "command_invocations", "user_input_requests")
@@ -39,7 +40,7 @@ def build_context(raw_run: Mapping[str, Any]) -> dict[str, Any]:
 
 def serialize_context(raw_run: Mapping[str, Any]) -> bytes:
     """`build_context` as UTF-8 JSON: computed once per run, shared by all its graders."""
-    return json.dumps(build_context(raw_run), ensure_ascii=False, indent=2).encode("utf-8")
+    return python_json(build_context(raw_run))
 
 
 def derive_tool_calls(transcript: Sequence[Any]) -> list[dict[str, Any]]:

@@ -32,7 +32,6 @@ from waza_ci.grading import (
     plan_grading,
     run_plan,
 )
-from waza_ci.merge import merge_partials
 from waza_ci.results import ResultsFile, load_results, name_results_files
 from waza_ci.scoring import (
     GradeSummary,
@@ -200,6 +199,8 @@ def _partial_files(
 def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
     """Join the shards' partial results files (paths or globs) into the report an unsharded
     grading of the same inputs gives; also returns the partials' paths. Raises InputError."""
+    from waza_ci.merge import merge_partials  # noqa: PLC0415 - its models only load for a merge
+
     with _collector_paused():
         files = load_results_files(patterns)
         merged = merge_partials(files)

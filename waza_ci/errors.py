@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
+from enum import StrEnum
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
 EXIT_INPUT_ERROR = 2
 EXIT_GRADER_ERROR = 3
+
+
+class FailOn(StrEnum):
+    """What fails the verdict: any failing task, only grader and context errors, or (with a
+    baseline) only what the regression gate counts (`waza_ci.baseline`)."""
+
+    FAILURES = "failures"
+    ERRORS = "errors"
+    REGRESSIONS = "regressions"
 
 
 @dataclass(frozen=True)

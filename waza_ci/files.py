@@ -14,6 +14,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from waza_ci.errors import InputError, Location
 
@@ -58,6 +59,27 @@ def read_regular_file(path: Path, *, what: str, max_bytes: int, hint: str = "") 
         os.close(descriptor)
 
 
+def open_regular_file(path: Path, *, what: str, max_bytes: int, hint: str = "") -> BinaryIO:
+    """The regular file at `path` opened for reading, its size within `max_bytes`: for readers
+    that stream it a piece at a time (a results file) instead of reading it whole.
+
+    Raises InputError as `read_regular_file` does; the caller closes the stream.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as err:
+        raise InputError(_open_problem(path, what, err), Location(str(path))) from None
+    try:
+        status = os.fstat(descriptor)
+        _require_regular(status.st_mode, path, what)
+        if status.st_size > max_bytes:
+            raise _too_large(path, what, max_bytes, hint)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return os.fdopen(descriptor, "rb")
+
+
 def read_regular_text(path: Path, *, what: str, max_bytes: int, hint: str = "") -> str:
     """`read_regular_file` decoded as UTF-8; invalid UTF-8 is an InputError with its offset."""
     data = read_regular_file(path, what=what, max_bytes=max_bytes, hint=hint)
@@ -84,11 +106,14 @@ def _read_capped(descriptor: int, path: Path, what: str, max_bytes: int, hint: s
         chunks.append(chunk)
         size += len(chunk)
         if size > max_bytes:
-            raise InputError(
-                f"{what} is larger than the limit of {max_bytes:,} bytes"
-                + (f"; {hint}" if hint else ""),
-                Location(str(path)),
-            )
+            raise _too_large(path, what, max_bytes, hint)
+
+
+def _too_large(path: Path, what: str, max_bytes: int, hint: str) -> InputError:
+    return InputError(
+        f"{what} is larger than the limit of {max_bytes:,} bytes" + (f"; {hint}" if hint else ""),
+        Location(str(path)),
+    )
 
 
 def _require_regular(mode: int, path: Path, what: str) -> None:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError, Location
-from waza_ci.results import load_results
 
 # waza's documented, stable exit codes for the gate.
 GATE_EXIT_PASS = 0
@@ -271,6 +270,10 @@ def _apply_policy(policy: TaskPolicy, message: str, warnings: list[str], errors:
 
 def load_gate_outcome(path: Path) -> GateOutcome:
     """The gate's view of a results file; an unreadable or malformed file is an InputError."""
+    # Here, not at the top: `waza-ci --help` builds the gate's parser from this module and must
+    # not wait for the results models (pydantic).
+    from waza_ci.results import load_results  # noqa: PLC0415
+
     results = load_results(path)
     raw_tasks = results.raw.get("tasks") or []
     tasks = tuple(

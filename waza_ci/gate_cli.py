@@ -25,8 +25,6 @@ from waza_ci.gate import (
     load_gate_outcome,
 )
 from waza_ci.github.runner import WorkflowCommands, append_summary
-from waza_ci.report.gate import gate_annotations, render_gate_human, render_gate_markdown
-from waza_ci.results import dump_json
 
 _GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
 _GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
@@ -86,6 +84,15 @@ def build_gate_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str], stdout: TextIO, step_summary: str | None) -> int:
     """Run the gate; `step_summary` is $GITHUB_STEP_SUMMARY (the github-actions format
     appends the Markdown report to it)."""
+    # Imported here, not at the top, so that `waza-ci --help` (which builds this parser) stays
+    # light: the report and the results models load only for a gate run.
+    from waza_ci.report.gate import (  # noqa: PLC0415
+        gate_annotations,
+        render_gate_human,
+        render_gate_markdown,
+    )
+    from waza_ci.results import dump_json  # noqa: PLC0415
+
     args = build_gate_parser().parse_args(argv)
     try:
         output_format, options = _validate(args)

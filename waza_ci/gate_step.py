@@ -16,9 +16,9 @@ from typing import TypeVar
 
 from waza_ci.baseline import BaselineComparison
 from waza_ci.baseline_io import gate_status
-from waza_ci.errors import InputError
+from waza_ci.errors import FailOn, InputError
 from waza_ci.gate import GateOptions, TaskPolicy
-from waza_ci.scoring import FailOn, GradeSummary
+from waza_ci.scoring import GradeSummary
 
 
 class CommentMode(StrEnum):

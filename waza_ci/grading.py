@@ -14,7 +14,12 @@ from typing import Any
 
 from waza_ci.context import serialize_context
 from waza_ci.errors import InputError, Interrupted, Location
-from waza_ci.privatedir import ContextFileError, create_context_file, verify_and_remove
+from waza_ci.privatedir import (
+    ContextFileError,
+    create_context_file,
+    verify_and_remove,
+    wait_for_closes,
+)
 from waza_ci.program import (
     ProgramOutcome,
     cancel_on_signals,
@@ -178,6 +183,7 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
     finally:
         # Every grader has been reaped; whatever still runs escaped its process group.
         kill_orphans(spare=before)
+        wait_for_closes()  # no descriptor of ours outlives the grading
     stop_if_cancelled()
     return results
 

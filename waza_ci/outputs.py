@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from waza_ci.errors import InputError, OutputError
 from waza_ci.files import check_output_target
@@ -99,8 +100,14 @@ def _refuse_clashes(
         raise InputError(f"{option} would overwrite the results file {str(summary)!r}")
 
 
-def write_text_files(contents: Mapping[Path, str]) -> None:
-    """Write every file to a temporary sibling first, fsync it, then rename them all into place.
+StreamWriter = Callable[[BinaryIO], None]
+"""Writes a file's bytes to the stream it is given, piece by piece (a large results file is
+never held as one text)."""
+
+
+def write_text_files(contents: Mapping[Path, str | StreamWriter]) -> None:
+    """Write every file (a text, or a function that streams its bytes) to a temporary sibling
+    first, fsync it, then rename them all into place.
 
     All files are staged before the first rename, so a failure (disk full, read-only folder)
     leaves every existing target as it was and no temporary file behind. The error names the
@@ -109,13 +116,14 @@ def write_text_files(contents: Mapping[Path, str]) -> None:
     staged: list[tuple[str, Path]] = []
     target: Path | None = None
     try:
-        for target, text in contents.items():
-            data = text.encode("utf-8")  # before any file exists: an encoding error leaves none
+        for target, content in contents.items():
+            # A text is encoded before its file exists: an encoding error leaves none.
+            write = _writer_of(content.encode("utf-8")) if isinstance(content, str) else content
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
             staged.append((temp, target))
             with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
+                write(stream)
                 stream.flush()
                 os.fsync(stream.fileno())  # the rename must never expose an empty file
             os.chmod(temp, 0o644)  # mkstemp makes 0600; results files are shared artifacts
@@ -129,6 +137,13 @@ def write_text_files(contents: Mapping[Path, str]) -> None:
     except BaseException:
         _discard(staged)  # whatever went wrong, no temporary file is left behind
         raise
+
+
+def _writer_of(data: bytes) -> StreamWriter:
+    def write(stream: BinaryIO) -> None:
+        stream.write(data)
+
+    return write
 
 
 def _sync_folder(folder: Path) -> None:

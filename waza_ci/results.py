@@ -14,12 +14,19 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 from pydantic import BeforeValidator, Field, ValidationError
 
 from waza_ci.errors import InputError, Location
-from waza_ci.files import MAX_RESULTS_BYTES, RESULTS_LIMIT_HINT, read_regular_text
+from waza_ci.files import (
+    MAX_RESULTS_BYTES,
+    RESULTS_LIMIT_HINT,
+    open_regular_file,
+    read_regular_text,
+)
+from waza_ci.gojson import dumps_go_json, map_json, write_go_json
+from waza_ci.jsonstream import parse_streamed
 from waza_ci.results_schema import GraderResults, OutcomeFields, RunFields, TaskFields
 from waza_ci.schema_version import schema_version_problem
 
@@ -86,16 +93,17 @@ def load_results(
     path: Path, name: str | None = None, *, max_bytes: int = MAX_RESULTS_BYTES
 ) -> ResultsFile:
     """Read and validate one results file; every problem is an InputError naming the place."""
-    try:
-        text = read_regular_text(
-            path, what="results file", max_bytes=max_bytes, hint=RESULTS_LIMIT_HINT
-        )
-    except FileNotFoundError:
-        raise InputError("results file not found", Location(str(path))) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read results file: {err}", Location(str(path))) from None
-    raw = _parse_json(text, path)
-    if _LONE_SURROGATE_ESCAPE.search(text):
+    # Checked first (a regular file within the cap), then read a piece at a time, so the text
+    # and the document never both exist whole; None leaves the decision (and the wording of
+    # any error) to the whole-text parse.
+    with open_regular_file(
+        path, what="results file", max_bytes=max_bytes, hint=RESULTS_LIMIT_HINT
+    ) as source:
+        streamed = parse_streamed(source, flag=_LONE_SURROGATE_ESCAPE)
+    raw, lone_surrogate_escapes = (
+        streamed if streamed is not None else _parse_whole(path, max_bytes)
+    )
+    if lone_surrogate_escapes:
         raw = _replace_lone_surrogates(raw)
     if not isinstance(raw, dict):
         raise InputError(
@@ -110,6 +118,13 @@ def load_results(
             f"{first['msg'].lower()}", Location(str(path), json_path=_json_path(first["loc"]))
         ) from None
     return ResultsFile(path=path, name=name or path.name, raw=raw, model=model)
+
+
+def _parse_whole(path: Path, max_bytes: int) -> tuple[Any, bool]:
+    text = read_regular_text(
+        path, what="results file", max_bytes=max_bytes, hint=RESULTS_LIMIT_HINT
+    )
+    return _parse_json(text, path), bool(_LONE_SURROGATE_ESCAPE.search(text))
 
 
 class _NotFinite:
@@ -186,35 +201,6 @@ def _replace_lone_surrogates(value: Any) -> Any:
     return map_json(value, fix, fix)
 
 
-def map_json(value: Any, scalar: Callable[[Any], Any], key: Callable[[str], str]) -> Any:
-    """A copy of a parsed JSON value with `scalar` applied to every non-container value and
-    `key` to every object key, key order kept.
-
-    Iterative, not recursive: a results file nested as deeply as the JSON parser allows must
-    not overflow Python's stack here.
-    """
-    if not isinstance(value, dict | list):
-        return scalar(value)
-    root: dict[str, Any] | list[Any] = {} if isinstance(value, dict) else []
-    pending: list[tuple[Any, dict[str, Any] | list[Any]]] = [(value, root)]
-
-    def convert(item: Any) -> Any:
-        if not isinstance(item, dict | list):
-            return scalar(item)
-        container: dict[str, Any] | list[Any] = {} if isinstance(item, dict) else []
-        pending.append((item, container))  # filled later; its place in the parent is kept
-        return container
-
-    while pending:
-        source, target = pending.pop()
-        if isinstance(target, dict):
-            for name, item in source.items():
-                target[key(name)] = convert(item)
-        else:
-            target.extend(convert(item) for item in source)
-    return root
-
-
 def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
     kind = raw.get("kind")
     if isinstance(kind, str) and kind.startswith(_NOT_RESULTS_KINDS):
@@ -254,40 +240,19 @@ def name_results_files(paths: Sequence[Path]) -> list[str]:
 
 
 def dump_results(raw: Mapping[str, Any]) -> str:
-    """Serialize like Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline."""
-    # allow_nan=False: NaN and Infinity are not JSON; writing one would be a bug, so it fails.
-    text = json.dumps(_go_numbers(raw), indent=2, ensure_ascii=False, allow_nan=False)
-    return _go_escape(text) + "\n"
+    """Serialize like Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline.
+    NaN and Infinity are not JSON; writing one would be a bug, so it fails (ValueError)."""
+    return dumps_go_json(raw)
+
+
+def write_results(raw: Mapping[str, Any], stream: BinaryIO) -> None:
+    """`dump_results`, written to `stream` piece by piece (never the whole text at once)."""
+    write_go_json(raw, stream)
 
 
 def dump_json(value: Any) -> str:
     """Serialize any JSON value in the same Go-compatible form (used for GradeOutcome)."""
-    text = json.dumps(_go_numbers(value), indent=2, ensure_ascii=False, allow_nan=False)
-    return _go_escape(text) + "\n"
-
-
-def _go_numbers(value: Any) -> Any:
-    # Go prints a float64 of 1.0 as `1`; Python would print `1.0`.
-    def number(item: Any) -> Any:
-        if isinstance(item, float) and item.is_integer() and abs(item) < 1e21:
-            return int(item)
-        return item
-
-    return map_json(value, number, str)
-
-
-_GO_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-
-
-def _go_escape(text: str) -> str:
-    # Only string contents can hold these characters; JSON syntax never does.
-    return re.sub("[<>&\u2028\u2029]", lambda m: _GO_ESCAPES[m.group(0)], text)
+    return dumps_go_json(value)
 
 
 def iter_runs(results: ResultsFile) -> Iterator[tuple[int, SavedTask, int, SavedRun]]:

@@ -9,24 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, Location
+from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, FailOn, Location
 from waza_ci.statistics import bootstrap_ci, pass_hat_k_curve, wilson_ci
 
 STATUS_PASSED = "passed"
 STATUS_FAILED = "failed"
 STATUS_ERROR = "error"
-
-
-class FailOn(StrEnum):
-    """What fails the verdict: any failing task, only grader and context errors, or (with a
-    baseline) only what the regression gate counts (`waza_ci.baseline`)."""
-
-    FAILURES = "failures"
-    ERRORS = "errors"
-    REGRESSIONS = "regressions"
 
 
 _RATE_SLACK = 1e-9  # 2 of 3 runs meets a threshold written as 0.6666666667

@@ -1,0 +1,218 @@
+"""Shared by the benchmarks: a throwaway eval project on disk, and timed, measured processes.
+
+Nothing here is waza-ci code: a project is plain files (eval.yaml, task files, a results file
+shaped like `waza run --output`), and waza-ci runs as a subprocess, as a user would run it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# The interpreter's own folder first: graders that run `python3` must not go through a version
+# manager's shim (pyenv) on PATH, which would add a fraction of a second to every start.
+FAST_PATH = os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))
+
+
+@dataclass(frozen=True)
+class Grader:
+    """One program grader: argv as eval.yaml gives it (command + args)."""
+
+    command: str
+    args: tuple[str, ...] = ()
+
+
+def python_grader(root: Path) -> Grader:
+    """A trivial grader as most are written: a Python script that reads stdin and prints ok."""
+    script = root / "grader.py"
+    script.write_text("import sys\nsys.stdin.read()\nprint('ok')\n")
+    return Grader(sys.executable, (str(script),))
+
+
+def true_grader() -> Grader:
+    """The cheapest possible grader: coreutils `true` (about a millisecond to start)."""
+    found = shutil.which("true")
+    if found is None:
+        raise SystemExit("no `true` on PATH")
+    return Grader(found)
+
+
+def sleep_grader(seconds: float) -> Grader:
+    found = shutil.which("sleep")
+    if found is None:
+        raise SystemExit("no `sleep` on PATH")
+    return Grader(found, (str(seconds),))
+
+
+def transcript(size_bytes: int) -> list[dict[str, Any]]:
+    """Events shaped like a Copilot session's, about `size_bytes` of JSON in all."""
+    events: list[dict[str, Any]] = []
+    written = 0
+    index = 0
+    while written < size_bytes:
+        call = f"call-{index}"
+        chunk: list[dict[str, Any]] = [
+            {"type": "assistant.message", "content": f"step {index}: " + "thinking " * 100},
+            {
+                "type": "tool.execution_start",
+                "tool_name": "bash",
+                "tool_call_id": call,
+                "arguments": {"command": f"grep -rn pattern src/ # {index}"},
+            },
+            {
+                "type": "tool.execution_complete",
+                "tool_call_id": call,
+                "success": True,
+                "tool_result": "src/a.py:1: pattern <match> & more\n" * 20,
+            },
+        ]
+        events.extend(chunk)
+        written += len(json.dumps(chunk))
+        index += 1
+    return events
+
+
+def write_project(
+    root: Path,
+    *,
+    tasks: int,
+    runs: int,
+    graders: Sequence[Grader],
+    transcript_bytes: int,
+) -> list[str]:
+    """Write eval.yaml, the task files and results.json; returns the `waza-ci` arguments."""
+    (root / "tasks").mkdir(parents=True, exist_ok=True)
+    (root / "workspace").mkdir(exist_ok=True)
+    grader_yaml = "".join(
+        f"  - type: program\n    name: g{index}\n    config:\n"
+        f"      command: {json.dumps(grader.command)}\n"
+        f"      args: {json.dumps(list(grader.args))}\n"
+        for index, grader in enumerate(graders)
+    )
+    (root / "eval.yaml").write_text(
+        f"name: bench\ntasks: ['tasks/*.yaml']\ngraders:\n{grader_yaml}"
+    )
+    events = transcript(transcript_bytes)
+    saved_tasks = []
+    for task in range(tasks):
+        (root / "tasks" / f"t{task:05d}.yaml").write_text(f"id: t{task:05d}\n")
+        saved_runs = [
+            {
+                "run_number": run + 1,
+                "status": "passed",
+                "duration_ms": 1000,
+                "final_output": f"answer {task}/{run}: " + "done. " * 50,
+                "transcript": events,
+                "validations": {},
+            }
+            for run in range(runs)
+        ]
+        saved_tasks.append({"test_id": f"t{task:05d}", "status": "passed", "runs": saved_runs})
+    doc = {
+        "schemaVersion": "1.4",
+        "eval_name": "bench",
+        "config": {"runs_per_test": runs},
+        "summary": {"duration_ms": 1},
+        "tasks": saved_tasks,
+    }
+    with (root / "results.json").open("w", encoding="utf-8") as stream:
+        json.dump(doc, stream)
+    return ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
+
+
+@dataclass(frozen=True)
+class Measured:
+    seconds: float
+    peak_rss_bytes: int
+
+
+def run_measured(argv: Sequence[str], cwd: Path, *, ok_codes: Sequence[int] = (0, 1)) -> Measured:
+    """Run a process to its end: its wall time and its own peak resident set size."""
+    env = {**os.environ, "PATH": FAST_PATH}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None
+    errors = process.stderr.read()
+    _pid, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    process.stderr.close()
+    if process.returncode not in ok_codes:
+        raise SystemExit(f"{argv[:4]} exited {process.returncode}: {errors.decode()[-2000:]}")
+    return Measured(seconds, usage.ru_maxrss * 1024)
+
+
+def waza_ci(args: Sequence[str], *extra: str) -> list[str]:
+    return [sys.executable, "-m", "waza_ci", *args, *extra]
+
+
+BARE_POOL = """\
+import json, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+doc = json.load(open("results.json"))
+argvs = json.loads(sys.argv[2])
+work = [(argv, run["final_output"].encode()) for task in doc["tasks"] for run in task["runs"]
+        for argv in argvs]
+def spawn(item):
+    argv, stdin = item
+    return subprocess.run(argv, input=stdin, capture_output=True).returncode
+with ThreadPoolExecutor(int(sys.argv[1])) as pool:
+    codes = list(pool.map(spawn, work))
+sys.exit(1 if any(codes) else 0)
+"""
+
+
+def bare_pool(graders: Sequence[Grader], jobs: int) -> list[str]:
+    """The baseline: a plain Python process that reads the same results file and spawns every
+    grader for every run, with the run's final output on stdin, on a `jobs`-thread pool."""
+    argvs = [[grader.command, *grader.args] for grader in graders]
+    return [sys.executable, "-c", BARE_POOL, str(jobs), json.dumps(argvs)]
+
+
+def median_of(repeats: int, argv: Sequence[str], cwd: Path) -> Measured:
+    samples = [run_measured(argv, cwd) for _ in range(repeats)]
+    samples.sort(key=lambda m: m.seconds)
+    return samples[len(samples) // 2]
+
+
+def interleaved(
+    repeats: int, first: Sequence[str], second: Sequence[str], cwd: Path
+) -> tuple[Measured, Measured]:
+    """Medians of two commands run alternately, so a burst of load elsewhere on a shared
+    machine hits both about equally."""
+    a: list[Measured] = []
+    b: list[Measured] = []
+    for _ in range(repeats):
+        a.append(run_measured(first, cwd))
+        b.append(run_measured(second, cwd, ok_codes=(0,)))
+    a.sort(key=lambda m: m.seconds)
+    b.sort(key=lambda m: m.seconds)
+    return a[len(a) // 2], b[len(b) // 2]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of `run_all.py`'s table: a figure, its same-run baseline, the ratio, the goal."""
+
+    figure: str
+    value: str
+    baseline: str
+    ratio: float
+    goal: str
+    met: bool | None
+    """None where the row is context for another row's goal."""
+
+
+def median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]

@@ -1,0 +1,86 @@
+"""Peak memory against the results file's size: `waza-ci grade --output` on a large file.
+
+400 runs (100 tasks x 4 runs) with 260 kB transcripts make a results file of about 104 MB; one
+trivial grader per run. waza-ci's peak resident set size is compared with the file's size and
+with the peak of a plain Python process that only `json.load`s the same file (the baseline,
+measured in the same run).
+
+    python benchmarks/memory_peak.py [--scale 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from _project import Row, run_measured, true_grader, waza_ci, write_project
+
+TASKS, RUNS = 100, 4
+TRANSCRIPT_BYTES = 260_000
+
+
+@dataclass(frozen=True)
+class MemoryFigures:
+    file_bytes: int
+    waza_ci_peak: int
+    json_load_peak: int
+    seconds: float
+
+
+def measure(scale: float = 1.0) -> MemoryFigures:
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp)
+        args = write_project(
+            root,
+            tasks=max(1, int(TASKS * scale)),
+            runs=RUNS,
+            graders=[true_grader()],
+            transcript_bytes=TRANSCRIPT_BYTES,
+        )
+        size = (root / "results.json").stat().st_size
+        graded = run_measured(waza_ci(args, "--jobs", "2", "--output", "regraded.json"), root)
+        loaded = run_measured(
+            [sys.executable, "-c", "import json; json.load(open('results.json'))"], root
+        )
+    return MemoryFigures(size, graded.peak_rss_bytes, loaded.peak_rss_bytes, graded.seconds)
+
+
+GOAL = 2.5
+
+
+def rows(scale: float) -> list[Row]:
+    figures = measure(scale)
+    ratio = figures.waza_ci_peak / figures.file_bytes
+    return [
+        Row(
+            f"peak RSS grading a {figures.file_bytes / 1e6:.0f} MB file",
+            f"{figures.waza_ci_peak / 1e6:.0f} MB = {ratio:.2f}x file",
+            f"json.load {figures.json_load_peak / figures.file_bytes:.2f}x file",
+            figures.waza_ci_peak / figures.json_load_peak,
+            "<= 2.5x file",
+            ratio <= GOAL,
+        )
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the 100 tasks")
+    figures = measure(parser.parse_args().scale)
+    mb = 1e6
+    print(f"results file {figures.file_bytes / mb:.1f} MB")
+    print(
+        f"waza-ci grade --output: peak RSS {figures.waza_ci_peak / mb:.1f} MB = "
+        f"{figures.waza_ci_peak / figures.file_bytes:.2f}x the file ({figures.seconds:.1f} s)"
+    )
+    print(
+        f"json.load alone: peak RSS {figures.json_load_peak / mb:.1f} MB = "
+        f"{figures.json_load_peak / figures.file_bytes:.2f}x the file"
+    )
+
+
+if __name__ == "__main__":
+    main()

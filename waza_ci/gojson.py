@@ -1,0 +1,192 @@
+"""JSON the way Go's `json.MarshalIndent(v, "", "  ")` prints it, written as a stream.
+
+waza is written in Go, so a regraded results file should read like one waza wrote: two-space
+indent, `<`, `>`, `&`, U+2028 and U+2029 escaped, a float with no fraction printed as an
+integer. The bytes are the same as `json.dumps(indent=2, ensure_ascii=False)` after those
+rewrites, which is what earlier versions produced.
+
+Speed and memory: the top levels of the document (the results file, its tasks, their runs) are
+walked here and each of their members is encoded whole by pydantic-core's `to_json` (native
+code) and written out at once, so at most one member's bytes exist at a time, never the whole
+document's. A member holding a float that needs Go's integer spelling gets a converted copy
+first; one holding a float whose spelling differs between the two encoders (below 1e-4,
+or not finite) is encoded by the standard library instead, so the output bytes never depend on
+which encoder ran.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
+
+from pydantic_core import PydanticSerializationError, to_json
+
+_SPLIT_DEPTH = 5
+"""Containers above this depth are walked here; deeper values are encoded whole. A results
+file's runs sit at depth 4 (document, tasks, task, runs, run), so one run's transcript is the
+largest piece encoded at once."""
+
+_INDENT = b"  "
+_HTML_ESCAPES = (
+    (b"<", b"\\u003c"),
+    (b">", b"\\u003e"),
+    (b"&", b"\\u0026"),
+    ("\u2028".encode(), b"\\u2028"),
+    ("\u2029".encode(), b"\\u2029"),
+)
+_GO_INTEGER_LIMIT = 1e21  # Go prints floats from 1e21 up in exponent form
+_SMALLEST_SAME_SPELLING = 1e-4  # below this, Python and pydantic-core spell floats differently
+
+_PLAIN, _INTEGRAL_FLOATS, _OTHER_FLOATS = 0, 1, 2
+
+
+def write_go_json(value: Any, stream: BinaryIO) -> None:
+    """Write `value` to `stream` as Go's MarshalIndent would, plus a final newline."""
+    for chunk in _chunks(value, depth=0):
+        stream.write(chunk)
+    stream.write(b"\n")
+
+
+def dumps_go_json(value: Any) -> str:
+    """`write_go_json` into a string (for small documents such as the GradeOutcome)."""
+    return b"".join([*_chunks(value, depth=0), b"\n"]).decode("utf-8")
+
+
+def python_json(value: Any) -> bytes:
+    """Exactly `json.dumps(value, indent=2, ensure_ascii=False).encode()`, made natively by
+    pydantic-core unless a float would be spelled differently (no Go rewrites here)."""
+    if _float_kind(value) != _OTHER_FLOATS:
+        try:
+            return to_json(value, indent=2)
+        except PydanticSerializationError:
+            pass  # the standard library decides, and raises what it raises
+    return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
+
+
+def _chunks(value: Any, depth: int) -> Iterator[bytes]:
+    if depth >= _SPLIT_DEPTH or not isinstance(value, dict | list) or not value:
+        yield _encode(value, depth)
+        return
+    inner = _INDENT * (depth + 1)
+    if isinstance(value, dict):
+        yield b"{\n"
+        last = len(value) - 1
+        for index, (key, item) in enumerate(value.items()):
+            yield inner + _escape(json.dumps(str(key), ensure_ascii=False).encode()) + b": "
+            yield from _chunks(item, depth + 1)
+            yield b",\n" if index < last else b"\n"
+        yield _INDENT * depth + b"}"
+    else:
+        yield b"[\n"
+        last = len(value) - 1
+        for index, item in enumerate(value):
+            yield inner
+            yield from _chunks(item, depth + 1)
+            yield b",\n" if index < last else b"\n"
+        yield _INDENT * depth + b"]"
+
+
+def _encode(value: Any, depth: int) -> bytes:
+    """One value, indented as if it started at `depth`, HTML-escaped."""
+    floats = _float_kind(value)
+    encoded: bytes | None = None
+    if floats != _OTHER_FLOATS:
+        try:
+            encoded = to_json(go_numbers(value) if floats else value, indent=2)
+        except PydanticSerializationError:
+            encoded = None  # e.g. a lone surrogate: let the standard library decide
+    if encoded is None:
+        # allow_nan=False: NaN and Infinity are not JSON; writing one is a bug, so it fails.
+        text = json.dumps(go_numbers(value), indent=2, ensure_ascii=False, allow_nan=False)
+        encoded = text.encode("utf-8")
+    if depth and b"\n" in encoded:
+        # A raw newline is never inside a JSON string, so this only re-indents lines.
+        encoded = encoded.replace(b"\n", b"\n" + _INDENT * depth)
+    return _escape(encoded)
+
+
+def _escape(encoded: bytes) -> bytes:
+    # These characters only ever occur inside strings: JSON syntax has none of them. Looking
+    # before replacing is cheap and spares a copy of the bytes when one is absent.
+    for raw, escaped in _HTML_ESCAPES:
+        if raw in encoded:
+            encoded = encoded.replace(raw, escaped)
+    return encoded
+
+
+def _float_kind(value: Any) -> int:
+    """_PLAIN when `value` holds no float that needs attention; _INTEGRAL_FLOATS when some
+    float must be printed as an integer; _OTHER_FLOATS when one would be spelled differently
+    by pydantic-core than by the standard library.
+
+    Only containers are stacked; the loop over their members is the whole cost, so the common
+    member types are dismissed first."""
+    if not isinstance(value, dict | list | tuple):
+        return _number_kind(value) if isinstance(value, float) else _PLAIN
+    kind = _PLAIN
+    pending = [value]
+    while pending:
+        container = pending.pop()
+        for item in container.values() if isinstance(container, dict) else container:
+            cls = type(item)
+            if cls is str or cls is int or cls is bool or item is None:
+                continue
+            if cls is dict or cls is list or isinstance(item, dict | list | tuple):
+                pending.append(item)
+            elif isinstance(item, float):
+                found = _number_kind(item)
+                if found == _OTHER_FLOATS:
+                    return found
+                kind = max(kind, found)
+    return kind
+
+
+def _number_kind(number: float) -> int:
+    if not math.isfinite(number) or (number and abs(number) < _SMALLEST_SAME_SPELLING):
+        return _OTHER_FLOATS
+    if number.is_integer() and abs(number) < _GO_INTEGER_LIMIT:
+        return _INTEGRAL_FLOATS
+    return _PLAIN
+
+
+def go_numbers(value: Any) -> Any:
+    """A copy of a parsed JSON value with every integral float (below 1e21) as an int: Go
+    prints a float64 of 1.0 as `1`, Python as `1.0`."""
+
+    def number(item: Any) -> Any:
+        if isinstance(item, float) and item.is_integer() and abs(item) < _GO_INTEGER_LIMIT:
+            return int(item)
+        return item
+
+    return map_json(value, number, str)
+
+
+def map_json(value: Any, scalar: Callable[[Any], Any], key: Callable[[str], str]) -> Any:
+    """A copy of a parsed JSON value with `scalar` applied to every non-container value and
+    `key` to every object key, key order kept.
+
+    Iterative, not recursive: a results file nested as deeply as the JSON parser allows must
+    not overflow Python's stack here.
+    """
+    if not isinstance(value, dict | list):
+        return scalar(value)
+    root: dict[str, Any] | list[Any] = {} if isinstance(value, dict) else []
+    pending: list[tuple[Any, dict[str, Any] | list[Any]]] = [(value, root)]
+
+    def convert(item: Any) -> Any:
+        if not isinstance(item, dict | list):
+            return scalar(item)
+        container: dict[str, Any] | list[Any] = {} if isinstance(item, dict) else []
+        pending.append((item, container))  # filled later; its place in the parent is kept
+        return container
+
+    while pending:
+        source, target = pending.pop()
+        if isinstance(target, dict):
+            for name, item in source.items():
+                target[key(name)] = convert(item)
+        else:
+            target.extend(convert(item) for item in source)
+    return root
