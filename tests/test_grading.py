@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Project, make_results, make_run
-from waza_ci import grading, program
+from waza_ci import grading, orphans
 from waza_ci.context import serialize_context
 from waza_ci.grading import GradingSetup, grader_environment, plan_grading, run_plan
 from waza_ci.results import load_results
@@ -124,13 +124,13 @@ def test_pool_bookkeeping_is_constant_per_execution_and_leaves_no_descriptor(
     # fixed number of times per grading, never once per execution, and the descriptors of
     # removed context files closed in the background are all closed when run_plan returns.
     scans: list[int] = []
-    real_scan = program._child_pids
+    real_scan = orphans._child_pids
 
     def counting_scan() -> list[int]:
         scans.append(1)
         return real_scan()
 
-    monkeypatch.setattr(program, "_child_pids", counting_scan)
+    monkeypatch.setattr(orphans, "_child_pids", counting_scan)
     counts = []
     for graders, runs in ((1, 2), (3, 4)):
         scans.clear()

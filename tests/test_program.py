@@ -19,15 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from waza_ci.program import (
+from waza_ci.goexec import go_exit_text
+from waza_ci.outcome import (
     DEFAULT_OUTPUT_CAP_BYTES,
-    PIPE_GRACE_S,
     ProgramOutcome,
     describe_outcome,
-    go_exit_text,
     outcome_notes,
-    run_program,
 )
+from waza_ci.program import PIPE_GRACE_S, run_program
 
 
 def _tool_path(*tools: str) -> str:

@@ -12,27 +12,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+from waza_ci.cancellation import cancel_on_signals, cancellation_signal, cancelled
 from waza_ci.context import serialize_context
 from waza_ci.errors import InputError, Interrupted, Location
+from waza_ci.goexec import go_trim_space
+from waza_ci.orphans import child_pids, enable_orphan_adoption, kill_orphans
+from waza_ci.outcome import ProgramOutcome, describe_outcome, outcome_notes
 from waza_ci.privatedir import (
     ContextFileError,
     create_context_file,
     verify_and_remove,
     wait_for_closes,
 )
-from waza_ci.program import (
-    ProgramOutcome,
-    cancel_on_signals,
-    cancellation_signal,
-    cancelled,
-    child_pids,
-    describe_outcome,
-    enable_orphan_adoption,
-    go_trim_space,
-    kill_orphans,
-    outcome_notes,
-    run_program,
-)
+from waza_ci.program import run_program
 from waza_ci.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
 from waza_ci.scoring import (
     PROBLEM_CANCELLED,
@@ -53,7 +45,7 @@ from waza_ci.spec import PROGRAM_KIND, EvalSpec, GraderSpec, TaskSpec
 __all__ = [
     "cancel_on_signals",
     "stop_if_cancelled",
-]  # the shells wrap grading in it; see program.py
+]  # the shells wrap grading in it; see cancellation.py
 
 WORKSPACE_ENV = "WAZA_WORKSPACE_DIR"
 CONTEXT_ENV = "WAZA_GRADING_CONTEXT"

@@ -1,10 +1,12 @@
-"""Run one program grader's argv and describe the result the way waza's `program` grader does.
+"""Run one program grader's argv: exactly the stdin bytes, environment and working directory it
+is given, in a session of its own, killed with its whole process group on timeout and after it
+exits, and by the kernel if waza-ci itself dies. Output is read from both pipes at once and kept
+up to a cap per stream, so neither a chatty grader nor a grandchild that holds the pipes open can
+exhaust memory or hang the caller.
 
-This is the only module that starts processes. A program gets exactly the stdin bytes, the
-environment and the working directory it is given, runs in a session of its own, and is killed
-with its whole process group on timeout and after it exits. Output is read from both pipes at
-once and kept up to a cap per stream, so neither a chatty grader nor a grandchild that holds the
-pipes open can exhaust memory or hang the caller. Error texts are Go's, as waza prints them.
+Only this module starts processes (orphans.py kills escaped ones). The outcome and waza's texts
+for it are in outcome.py; Go's lookup and error texts in goexec.py; cancellation.py says when to
+stop.
 """
 
 from __future__ import annotations
@@ -15,16 +17,21 @@ import math
 import os
 import selectors
 import signal
-import stat
 import subprocess
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024  # per stream
+from waza_ci.cancellation import cancelled, wakeup_fd
+from waza_ci.goexec import (
+    CannotStart,
+    check_working_directory,
+    go_errno_text,
+    go_exit_text,
+    resolve_executable,
+)
+from waza_ci.outcome import DEFAULT_OUTPUT_CAP_BYTES, ProgramOutcome
 
 PIPE_GRACE_S = 1.0
 """How long to keep reading after the program exited and its group was killed.
@@ -35,148 +42,8 @@ waiting for it rather than hang."""
 _POLL_S = 0.05  # how often to look for the leader's exit where pidfds are unavailable
 _MAX_WAIT_S = 60.0  # selectors reject an infinite timeout; waking once a minute costs nothing
 _READ_CHUNK = 64 * 1024
-_PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_PDEATHSIG = 1
-_ORPHAN_ROUNDS = 10
 _WRITE_CHUNK = 64 * 1024
-
-# Go's syscall signal names on Linux (what `signal: <name>` prints); others are "signal N".
-_GO_SIGNAL_NAMES = {
-    1: "hangup",
-    2: "interrupt",
-    3: "quit",
-    4: "illegal instruction",
-    5: "trace/breakpoint trap",
-    6: "aborted",
-    7: "bus error",
-    8: "floating point exception",
-    9: "killed",
-    10: "user defined signal 1",
-    11: "segmentation fault",
-    12: "user defined signal 2",
-    13: "broken pipe",
-    14: "alarm clock",
-    15: "terminated",
-    16: "stack fault",
-    17: "child exited",
-    18: "continued",
-    19: "stopped (signal)",
-    20: "stopped",
-    21: "stopped (tty input)",
-    22: "stopped (tty output)",
-    23: "urgent I/O condition",
-    24: "CPU time limit exceeded",
-    25: "file size limit exceeded",
-    26: "virtual timer expired",
-    27: "profiling timer expired",
-    28: "window changed",
-    29: "I/O possible",
-    30: "power failure",
-    31: "bad system call",
-}
-
-# The characters Go's strings.TrimSpace removes (unicode.IsSpace). Python's str.strip() would
-# also remove U+001C..U+001F, which Go keeps.
-_GO_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-_GO_QUOTE_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-
-
-@dataclass(frozen=True)
-class ProgramOutcome:
-    """What one program run produced; `exit_error` is None for exit 0, else Go's error text."""
-
-    exit_error: str | None
-    started: bool
-    timed_out: bool
-    stdout: str
-    stderr: str
-    stdout_dropped_bytes: int
-    stderr_dropped_bytes: int
-    duration_ms: int
-    timeout_s: float | None = None
-    """The limit the program ran under (shown in details when it was hit)."""
-    output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
-    """How many bytes per stream were kept; more than that were counted and discarded."""
-    cancelled: bool = False
-    """Stopped (or never started) because `cancel_all` was called, e.g. on SIGTERM."""
-
-    @property
-    def passed(self) -> bool:
-        return self.exit_error is None
-
-    @property
-    def is_grader_error(self) -> bool:
-        """The program could not be judged at all: a failing exit is a grade, these are not."""
-        return not self.started or self.timed_out or self.cancelled
-
-
-class _Cancellation:
-    """A process-wide "stop every program now": an event for checks, and a pipe that every
-    supervisor's selector watches, so a blocked select wakes at once."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self.read_fd, self._write_fd = os.pipe()
-        os.set_blocking(self._write_fd, False)
-        self.signum: int | None = None
-
-    def cancel(self, signum: int | None = None) -> None:
-        if self.signum is None:
-            self.signum = signum
-        self._event.set()
-        with contextlib.suppress(BlockingIOError):
-            os.write(self._write_fd, b"x")  # stays readable: every selector sees it
-
-    @property
-    def requested(self) -> bool:
-        return self._event.is_set()
-
-
-_cancellation = _Cancellation()
-
-
-def cancel_all(signum: int | None = None) -> None:
-    """Kill every running program's group and start no new one (safe in a signal handler)."""
-    _cancellation.cancel(signum)
-
-
-def cancellation_signal() -> int | None:
-    """The signal that cancelled grading, or None when it was not cancelled (or by no signal)."""
-    return _cancellation.signum
-
-
-def cancelled() -> bool:
-    return _cancellation.requested
-
-
-@contextlib.contextmanager
-def cancel_on_signals(signums: Sequence[int] = (signal.SIGTERM, signal.SIGINT)) -> Iterator[None]:
-    """While the block runs (in the main thread), SIGTERM/SIGINT cancel all programs instead
-    of killing us mid-way: their private context directories still get removed."""
-
-    def handler(signum: int, _frame: object) -> None:
-        cancel_all(signum)
-
-    previous = {signum: signal.signal(signum, handler) for signum in signums}
-    try:
-        yield
-    finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
 
 
 def _load_prctl() -> Callable[..., int] | None:
@@ -211,64 +78,6 @@ def _die_with_parent(parent_pid: int) -> Callable[[], None] | None:
     return in_child
 
 
-def enable_orphan_adoption() -> bool:
-    """Make this process the reaper of its descendants' orphans (Linux PR_SET_CHILD_SUBREAPER),
-    so a grader's child that left its process group (setsid) and outlived the grader becomes
-    our child and `kill_orphans` can find it. In a container we are PID 1 and get them anyway."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
-
-
-def child_pids() -> frozenset[int]:
-    """This process's children right now (to spare, later, those that were not graders')."""
-    return frozenset(_child_pids())
-
-
-def kill_orphans(spare: frozenset[int] = frozenset()) -> int:
-    """SIGKILL and reap every child of this process, except those in `spare`, that is still
-    running once every program has finished; returns how many there were.
-
-    Call it only when no program of ours is running: any child then, other than the ones that
-    existed before grading began (`spare`), is a grader's leftover.
-    """
-    killed = 0
-    for _round in range(_ORPHAN_ROUNDS):  # killing one may hand us its own children
-        children = [pid for pid in _child_pids() if pid not in spare]
-        if not children:
-            break
-        for pid in children:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        for pid in children:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
-            killed += 1
-    return killed
-
-
-def _child_pids() -> list[int]:
-    me = str(os.getpid())
-    children = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            # The command name (field 2) may hold spaces and parentheses; fields after it do not.
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[1] == me:
-            children.append(int(entry.name))
-    return children
-
-
-class _CannotStart(Exception):
-    """The program was not started; the message is Go's error text for the reason."""
-
-
 def run_program(
     argv: Sequence[str],
     *,
@@ -292,10 +101,10 @@ def run_program(
             cancelled=True,
         )
     try:
-        executable = _resolve_executable(argv, env, cwd)
-        _check_working_directory(cwd)
+        executable = resolve_executable(argv, env, cwd)
+        check_working_directory(cwd)
         process = _start(argv, executable, env=env, cwd=cwd)
-    except _CannotStart as reason:
+    except CannotStart as reason:
         return _not_started(str(reason), started_at, timeout_s, output_cap_bytes)
     stdout = _Capture(output_cap_bytes)
     stderr = _Capture(output_cap_bytes)
@@ -342,149 +151,6 @@ def _not_started(
     )
 
 
-def describe_outcome(
-    outcome: ProgramOutcome,
-    *,
-    command: str,
-    args: Sequence[str] | None,
-    workspace_dir: str,
-) -> tuple[str, dict[str, Any]]:
-    """The feedback and details waza's program grader reports for this outcome."""
-    stdout = go_trim_space(outcome.stdout)
-    stderr = go_trim_space(outcome.stderr)
-    details: dict[str, Any] = {
-        "command": command,
-        "args": None if args is None else list(args),
-        "stdout": stdout,
-        "stderr": stderr,
-        "workspace_dir": workspace_dir,
-    }
-    if outcome.passed:
-        feedback = stdout or "Program exited successfully"
-    else:
-        feedback = f"Program exited with error: {outcome.exit_error}"
-        if stderr:
-            feedback += f"; stderr: {stderr}"
-        details["exit_error"] = outcome.exit_error
-    return feedback, details
-
-
-def outcome_notes(outcome: ProgramOutcome) -> tuple[str, ...]:
-    """Facts about the run that waza's `details` has no key for: they go to waza-ci's own
-    report, so the regraded results file keeps exactly waza's keys."""
-    notes: list[str] = []
-    if outcome.timed_out and outcome.timeout_s is not None:
-        # Without this, "signal: killed" reads like something else killed the grader.
-        notes.append(f"timed out after {_plain_number(outcome.timeout_s)} s")
-    for stream, dropped in (
-        ("stdout", outcome.stdout_dropped_bytes),
-        ("stderr", outcome.stderr_dropped_bytes),
-    ):
-        if dropped:
-            notes.append(
-                f"{stream}: kept the first {outcome.output_cap_bytes} bytes; "
-                f"{dropped} more were discarded"
-            )
-    return tuple(notes)
-
-
-def go_trim_space(text: str) -> str:
-    """`strings.TrimSpace`: waza trims program output with Go's notion of white space."""
-    return text.strip(_GO_SPACE)
-
-
-def go_exit_text(si_code: int, si_status: int) -> str | None:
-    """Go's `ProcessState.String()` for a child's exit, from waitid's code and status.
-
-    None for a clean exit 0, which Go does not report as an error at all.
-    """
-    if si_code == os.CLD_EXITED:
-        return None if si_status == 0 else f"exit status {si_status}"
-    text = f"signal: {_GO_SIGNAL_NAMES.get(si_status, f'signal {si_status}')}"
-    if si_code == os.CLD_DUMPED:
-        text += " (core dumped)"
-    return text
-
-
-def go_quote(text: str) -> str:
-    """`strconv.Quote`, which Go uses for the name in `exec: "NAME": ...`."""
-    parts = ['"']
-    for char in text:
-        code = ord(char)
-        if char in _GO_QUOTE_ESCAPES:
-            parts.append(_GO_QUOTE_ESCAPES[char])
-        elif 0xDC80 <= code <= 0xDCFF:
-            # A byte that was not UTF-8 (decoded with surrogateescape); Go shows the raw byte.
-            parts.append(f"\\x{code - 0xDC00:02x}")
-        elif char.isprintable():
-            parts.append(char)
-        elif code < 0x20 or code == 0x7F:
-            parts.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            parts.append(f"\\u{code:04x}")
-        else:
-            parts.append(f"\\U{code:08x}")
-    parts.append('"')
-    return "".join(parts)
-
-
-def _resolve_executable(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> str:
-    """The file to execute for argv[0], looked up the way Go's exec.Command does."""
-    if not argv or argv[0] == "":
-        raise _CannotStart("exec: no command")
-    command = argv[0]
-    if "/" in command:
-        return command
-    found = _find_on_path(command, env.get("PATH", ""), cwd)
-    if found is None:
-        raise _CannotStart(f"exec: {go_quote(command)}: executable file not found in $PATH")
-    return found
-
-
-def _find_on_path(name: str, search_path: str, cwd: str) -> str | None:
-    """The first executable `name` along `search_path` (the child's PATH), as Go finds it.
-
-    Go refuses a match in an empty, "." or other relative entry (its ErrDot) rather than run a
-    program found relative to the current directory, and so do we: such a match is an error,
-    not a reason to look further. A missing PATH searches nothing (no default path).
-    """
-    if not search_path:
-        return None
-    for directory in search_path.split(os.pathsep):
-        if not directory.startswith("/"):
-            if _is_executable_file(os.path.join(cwd or ".", directory or ".", name)):
-                raise _CannotStart(
-                    f"exec: {go_quote(name)}: cannot run executable found relative to "
-                    "current directory"
-                )
-            continue
-        # Go cleans the joined path, and that spelling shows in later fork/exec errors.
-        candidate = os.path.normpath(f"{directory}/{name}")
-        if _is_executable_file(candidate):
-            return candidate
-    return None
-
-
-def _is_executable_file(path: str) -> bool:
-    try:
-        mode = Path(path).stat().st_mode
-    except OSError:
-        return False
-    if stat.S_ISDIR(mode):
-        return False
-    return os.access(path, os.X_OK, effective_ids=os.access in os.supports_effective_ids)
-
-
-def _check_working_directory(cwd: str) -> None:
-    # Go stats the directory before forking and reports that failure as a chdir error.
-    if not cwd:
-        return
-    try:
-        Path(cwd).stat()
-    except OSError as error:
-        raise _CannotStart(f"chdir {cwd}: {_go_errno_text(error)}") from error
-
-
 def _start(
     argv: Sequence[str], executable: str, *, env: Mapping[str, str], cwd: str
 ) -> subprocess.Popen[bytes]:
@@ -502,28 +168,14 @@ def _start(
             bufsize=0,
         )
     except OSError as error:
-        raise _CannotStart(f"fork/exec {executable}: {_go_errno_text(error)}") from error
+        raise CannotStart(f"fork/exec {executable}: {go_errno_text(error)}") from error
     except ValueError as error:
         # An embedded NUL byte in an argument or variable: Go's exec fails with EINVAL.
-        raise _CannotStart(f"fork/exec {executable}: invalid argument") from error
-
-
-def _go_errno_text(error: OSError) -> str:
-    """Go's errno text: the C library's message with its first letter lowered."""
-    if error.errno is None:
-        return str(error)
-    message = os.strerror(error.errno)
-    if len(message) > 1 and message[0].isupper() and message[1].islower():
-        message = message[0].lower() + message[1:]
-    return message
+        raise CannotStart(f"fork/exec {executable}: invalid argument") from error
 
 
 def _elapsed_ms(started_at: float) -> int:
     return int((time.monotonic() - started_at) * 1000)
-
-
-def _plain_number(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else value
 
 
 class _Capture:
@@ -607,12 +259,12 @@ class _Supervisor:
         self._pidfd = _open_pidfd(self._process.pid)
         if self._pidfd is not None:
             self._selector.register(self._pidfd, selectors.EVENT_READ)
-        self._selector.register(_cancellation.read_fd, selectors.EVENT_READ)
+        self._selector.register(wakeup_fd(), selectors.EVENT_READ)
 
     def _cancel(self) -> None:
         self.cancelled = True
         # The pipe stays readable from now on; stop watching it or select would spin.
-        self._selector.unregister(_cancellation.read_fd)
+        self._selector.unregister(wakeup_fd())
         _kill_group(self._process.pid)
         self._drain_until = time.monotonic()  # nothing more to wait for
 

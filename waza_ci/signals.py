@@ -2,8 +2,9 @@
 
 Installed first thing by both entry points (`waza-ci`, the action's entrypoint), before the heavy
 imports, so an interrupt while Python starts up or the modules load does not print a
-KeyboardInterrupt traceback. While grading runs, `program.cancel_on_signals` takes over (graders
-killed, context directories removed, then `Interrupted`); it puts this handler back afterwards.
+KeyboardInterrupt traceback. While grading runs, `cancellation.cancel_on_signals` takes over
+(graders killed, context directories removed, then `Interrupted`); it puts this handler back
+afterwards.
 Outside grading nothing needs cleaning up: output files are renamed into place whole, so
 stopping at once leaves either the old file or the complete new one.
 """
