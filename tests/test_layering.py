@@ -208,3 +208,50 @@ def reads_environment(path: Path) -> bool:
 def test_only_the_shells_read_the_process_environment() -> None:
     readers = {module_name(path) for path in PACKAGE.rglob("*.py") if reads_environment(path)}
     assert readers == {"cli", "isolation"}  # the action gets its environment as a mapping
+
+
+_STARTS_PROCESSES = {
+    "fork",
+    "forkpty",
+    "popen",
+    "posix_spawn",
+    "posix_spawnp",
+    "spawnl",
+    "spawnle",
+    "spawnlp",
+    "spawnlpe",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "spawnvpe",
+    "system",
+}
+_KILLS_PROCESSES = {"kill", "killpg", "pidfd_send_signal"}
+
+
+def os_calls(path: Path) -> set[str]:
+    """The names this module uses from `os`, plus "subprocess" when it imports that module."""
+    used: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == "os":
+                used.add(node.attr)
+        elif isinstance(node, ast.Import) and any(a.name == "subprocess" for a in node.names):
+            used.add("subprocess")
+        elif isinstance(node, ast.ImportFrom) and node.module in ("subprocess", "os"):
+            used.update(alias.name for alias in node.names)
+            if node.module == "subprocess":
+                used.add("subprocess")
+    return used
+
+
+def test_only_program_starts_processes_and_only_it_and_orphans_kill_them() -> None:
+    starters, killers = set(), set()
+    for path in PACKAGE.rglob("*.py"):
+        used = os_calls(path)
+        if used & (_STARTS_PROCESSES | {"subprocess"}):
+            starters.add(module_name(path))
+        if used & _KILLS_PROCESSES:
+            killers.add(module_name(path))
+    assert starters == {"program"}
+    assert killers == {"program", "orphans"}
