@@ -108,7 +108,8 @@ ALLOWED: dict[str, set[str]] = {
     "gate_step": {"baseline", "baseline_io", "errors", "gate", "scoring"},
     "gate_cli": {"errors", "gate", "github.runner", "report.gate", "results"},
     "github.runner": {"errors", "files"},
-    "github.http": set(),
+    "github.retry": set(),
+    "github.http": {"github.retry"},
     "github.checks": {"report.annotations", "github.http"},
     "github.comments": {"github.http"},
     "cli": {

@@ -25,26 +25,22 @@ What it guarantees:
 
 from __future__ import annotations
 
-import email.utils
 import json
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 
 from waza_ci import __version__
+from waza_ci.github.retry import SECONDARY_LIMIT_WAIT_S, Failure, classify
 
 API_VERSION = "2022-11-28"
 INTEGRATION_REFUSED = "Resource not accessible by integration"
 DEFAULT_DEADLINE_S = 60.0
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-# The floor for a secondary rate limit that names no wait (GitHub: "at least one minute").
-_SECONDARY_LIMIT_WAIT_S = 60.0
-# Never retry a rate-limited request sooner than this, even if the runner's clock runs ahead.
-_MIN_RATE_LIMIT_WAIT_S = 1.0
 _CHUNK_BYTES = 64 * 1024
 
 
@@ -93,24 +89,6 @@ class _BearerAuth(requests.auth.AuthBase):
 
     def __repr__(self) -> str:
         return "_BearerAuth(token=<redacted>)"
-
-
-# How a failed attempt may be retried: not at all, after exponential backoff (transient), after
-# the growing wait for a secondary rate limit that names none, or after exactly `wait_s`.
-RetryKind = Literal["never", "backoff", "secondary", "exact"]
-
-
-@dataclass(frozen=True)
-class _Failure:
-    """One failed attempt, classified for the retry decision."""
-
-    status: int | None
-    message: str
-    github_message: str | None = None
-    retry: RetryKind = "never"
-    wait_s: float = 0.0
-    # The request may have been applied although no success came back (5xx, dropped connection).
-    uncertain: bool = False
 
 
 @dataclass(frozen=True)
@@ -270,7 +248,7 @@ class GitHubHttp:
         body: Mapping[str, Any] | None,
         params: Mapping[str, str] | None,
         mutating: bool,
-    ) -> _Success | _Failure:
+    ) -> _Success | Failure:
         """One HTTP exchange: the decoded JSON on 2xx, else the classified failure."""
         label = f"{method} {path}"
         if mutating:
@@ -291,31 +269,37 @@ class GitHubHttp:
                 content = self._read_body(label, response)
         except requests.exceptions.SSLError as exc:
             # A certificate problem will not fix itself; retrying would only delay the error.
-            return _Failure(None, f"TLS error: {exc}")
+            return Failure(None, f"TLS error: {exc}")
         except requests.exceptions.ConnectTimeout:
             self._check_deadline(label, uncertain=False)
             # The connection never opened, so nothing reached GitHub: safe to re-send as is.
-            return _Failure(None, "connection timed out", retry="backoff")
+            return Failure(None, "connection timed out", retry="backoff")
         except (
             requests.exceptions.ConnectionError,
             requests.exceptions.Timeout,
             requests.exceptions.ChunkedEncodingError,
         ) as exc:
             self._check_deadline(label, uncertain=mutating)
-            return _Failure(
+            return Failure(
                 None,
                 f"no complete response ({type(exc).__name__})",
                 retry="backoff",
                 uncertain=mutating,
             )
         except requests.exceptions.RequestException as exc:
-            return _Failure(None, f"request failed: {exc}")
+            return Failure(None, f"request failed: {exc}")
         finally:
             if mutating:
                 self._last_write_at = self._clock()
         if 200 <= response.status_code < 300:
             return _Success(self._decode(label, response.status_code, content))
-        return self._classify(response, content, mutating)
+        return classify(
+            response.status_code,
+            response.headers,
+            content,
+            mutating=mutating,
+            clock=self._clock,
+        )
 
     def _read_body(self, label: str, response: requests.Response) -> bytes:
         """The whole body, within the size cap and the deadline."""
@@ -341,46 +325,9 @@ class GitHubHttp:
         except (ValueError, RecursionError) as exc:
             raise self.error(f"{label}: HTTP {status} with a body that is not JSON") from exc
 
-    def _classify(self, response: requests.Response, content: bytes, mutating: bool) -> _Failure:
-        """Decide whether a non-2xx response is retried, and after how long."""
-        status = response.status_code
-        github_message = _github_message(content)
-        message = f"HTTP {status}" + (f": {github_message}" if github_message else "")
-        if status in (403, 429):
-            return self._rate_limit_failure(response, message, github_message)
-        if status >= 500:
-            # The server may have applied the request before failing: outcome unknown.
-            return _Failure(status, message, github_message, retry="backoff", uncertain=mutating)
-        return _Failure(status, message, github_message)
-
-    def _rate_limit_failure(
-        self, response: requests.Response, message: str, github_message: str | None
-    ) -> _Failure:
-        """GitHub's documented order: retry-after, then x-ratelimit-reset, then >= 60 s.
-
-        A rate-limited request was refused before being applied, so it is never "uncertain".
-        """
-        status = response.status_code
-
-        def exact(wait_s: float) -> _Failure:
-            # Never sooner than a second, in case the runner's clock runs ahead of GitHub's.
-            wait_s = max(wait_s, _MIN_RATE_LIMIT_WAIT_S)
-            return _Failure(status, message, github_message, retry="exact", wait_s=wait_s)
-
-        retry_after = _parse_retry_after(response.headers.get("retry-after"), self._clock())
-        if retry_after is not None:
-            return exact(retry_after)
-        reset = _parse_float(response.headers.get("x-ratelimit-reset"))
-        if response.headers.get("x-ratelimit-remaining") == "0" and reset is not None:
-            return exact(reset - self._clock())
-        if status == 429 or "rate limit" in (github_message or "").lower():
-            return _Failure(status, message, github_message, retry="secondary")
-        # A bare 403 is a permission problem: retrying cannot help.
-        return _Failure(status, message, github_message)
-
     # --- waiting -------------------------------------------------------------------------------
 
-    def _wait_before_retry(self, label: str, failure: _Failure) -> None:
+    def _wait_before_retry(self, label: str, failure: Failure) -> None:
         """Sleep before the next attempt, within the retry budget and the deadline."""
         if failure.retry == "backoff":
             # 1, 2, 4, 8 … seconds across the session's transient failures.
@@ -388,7 +335,7 @@ class GitHubHttp:
             self._backoffs += 1
         elif failure.retry == "secondary":
             # At least a minute, then doubling, as GitHub asks when it names no wait.
-            wait = _SECONDARY_LIMIT_WAIT_S * 2**self._secondary_waits
+            wait = SECONDARY_LIMIT_WAIT_S * 2**self._secondary_waits
             self._secondary_waits += 1
         else:
             wait = failure.wait_s
@@ -430,9 +377,7 @@ class GitHubHttp:
 
     # --- errors --------------------------------------------------------------------------------
 
-    def _deadline_error(
-        self, label: str, reason: str, failure: _Failure | None
-    ) -> DeadlineExceeded:
+    def _deadline_error(self, label: str, reason: str, failure: Failure | None) -> DeadlineExceeded:
         return DeadlineExceeded(
             self.redact(
                 f"{label}: {reason}; gave up at the deadline of {self.deadline_s:g} s for all "
@@ -445,11 +390,11 @@ class GitHubHttp:
     def _redacted(self, text: str | None) -> str | None:
         return self.redact(text) if text else None
 
-    def _failure_error(self, message: str, failure: _Failure) -> GitHubApiError:
+    def _failure_error(self, message: str, failure: Failure) -> GitHubApiError:
         return self.error(message, status=failure.status, github_message=failure.github_message)
 
     def _final_error(
-        self, label: str, failure: _Failure, refused_statuses: Collection[int]
+        self, label: str, failure: Failure, refused_statuses: Collection[int]
     ) -> GitHubError:
         """The exception for a failure that is not retried."""
         refused = failure.status == 403 and INTEGRATION_REFUSED in (failure.github_message or "")
@@ -460,46 +405,3 @@ class GitHubHttp:
                 github_message=self._redacted(failure.github_message),
             )
         return self._failure_error(f"{label}: {failure.message}", failure)
-
-
-def _github_message(content: bytes) -> str | None:
-    """GitHub's error text: `message` plus any `errors` details, or None for a non-JSON body."""
-    try:
-        data = json.loads(content)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    message = str(data.get("message") or "").strip()
-    errors = data.get("errors")
-    details = [
-        str(item.get("message") or item.get("code") or item)
-        if isinstance(item, dict)
-        else str(item)
-        for item in (errors if isinstance(errors, list) else [])
-    ]
-    if details:
-        message = f"{message} ({'; '.join(details)})" if message else "; ".join(details)
-    return message or None
-
-
-def _parse_float(value: str | None) -> float | None:
-    try:
-        return float(value) if value else None
-    except ValueError:
-        return None
-
-
-def _parse_retry_after(value: str | None, now: float) -> float | None:
-    """retry-after as seconds: either a number of seconds or an HTTP date."""
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - now, 0.0)
