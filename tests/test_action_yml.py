@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from waza_ci.action import INPUT_DEFAULTS
+from waza_ci.action_settings import INPUT_DEFAULTS
 from waza_ci.github.checks import CheckRunResult  # noqa: F401 - the action's output types exist
 
 ROOT = Path(__file__).resolve().parent.parent
