@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import DEMO, FAST_PATH, ROOT, run_cli_process
 from tests.fake_github import FakeGitHub
-from tests.test_entrypoint import DEMO_INPUTS, TOKEN, Runner
+from tests.test_entrypoint import DEMO_EXIT, DEMO_INPUTS, TOKEN, Runner
 from waza_ci.errors import InputError
 from waza_ci.files import read_regular_file
 
@@ -177,7 +177,7 @@ def test_a_results_glob_skips_what_is_not_a_plain_file(demo: Path, tmp_path: Pat
     shutil.copy(demo / "results.json", found / "a.json")
     make_fifo(found / "b.json")
     done = run_cli_process(grade_args(demo, f"{found}/*.json"), cwd=demo, timeout=30)
-    assert done.code == 0, done.stderr
+    assert done.code == DEMO_EXIT, done.stderr
     assert list(json.loads(done.stdout)["tasks"])  # graded a.json, never waited on b.json
 
 
@@ -190,7 +190,7 @@ def test_the_results_size_cap_is_an_option(demo: Path, tmp_path: Path) -> None:
     assert_one_line_error(refused.code, refused.stderr, big)
     assert "1,048,576 bytes" in refused.stderr and "--max-results-mib" in refused.stderr
     allowed = run_cli_process(grade_args(demo, big, "--max-results-mib", "2"), cwd=demo)
-    assert allowed.code == 0, allowed.stderr
+    assert allowed.code == DEMO_EXIT, allowed.stderr
 
 
 def test_the_action_takes_the_results_size_cap_as_an_input(tmp_path: Path) -> None:

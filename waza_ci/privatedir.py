@@ -68,8 +68,11 @@ class PrivateContextFile:
     _held: tuple[int, int] = (-1, -1)
 
     def release(self) -> None:
-        """Close the descriptors that pin both inodes (idempotent on already closed ones)."""
-        for fd in self._held:
+        """Close the descriptors that pin both inodes, once: a second call closes nothing (a
+        closed number may already belong to another thread's pipe)."""
+        held = self._held
+        object.__setattr__(self, "_held", (-1, -1))  # frozen for callers, not for this
+        for fd in held:
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
