@@ -15,7 +15,8 @@ from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.screen import verdict_parts
 
 MAX_ROWS = 20
-REASON_MAX_CHARS = 160
+REASON_MAX_CHARS = 400
+"""A reason can name a full temporary path (a clean-up error): long enough to keep it whole."""
 NAME_MAX_CHARS = 60
 
 _RED = "\x1b[31m"
