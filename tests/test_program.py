@@ -368,7 +368,7 @@ def test_timeout_kills_the_group_even_when_a_grandchild_holds_the_pipes() -> Non
     took = time.monotonic() - started
     assert outcome.timed_out and outcome.exit_error == "signal: killed"
     assert outcome.is_grader_error and not outcome.passed
-    assert 1.5 <= took < 1.5 + PIPE_GRACE_S + 1.0
+    assert 1.5 <= took < 1.5 + PIPE_GRACE_S + 3.0
     grandchild = int(outcome.stdout.split()[0])
     assert becomes_gone(grandchild)
 
@@ -417,7 +417,7 @@ def test_an_escaped_grandchild_holding_the_pipes_does_not_hang_us(started_pids: 
     escaped_pid = int(outcome.stdout)
     started_pids.append(escaped_pid)
     assert outcome.passed and not outcome.timed_out
-    assert took < PIPE_GRACE_S + 2.0
+    assert took < PIPE_GRACE_S + 5.0
     assert not is_gone(escaped_pid), "the scenario needs a grandchild still holding the pipes"
 
 
@@ -440,7 +440,7 @@ def test_an_escaped_grandchild_does_not_stretch_a_timeout(started_pids: list[int
     took = time.monotonic() - started
     started_pids.append(int(outcome.stdout))
     assert outcome.timed_out and outcome.exit_error == "signal: killed"
-    assert took < 3.0 + PIPE_GRACE_S + 1.5
+    assert took < 3.0 + PIPE_GRACE_S + 3.0
 
 
 def test_duration_is_measured() -> None:
