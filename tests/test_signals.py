@@ -133,6 +133,35 @@ def test_graders_die_with_a_sigkilled_waza_ci(project: Project, tmp_path: Path) 
         wait_for(partial(dead, pid), timeout=10)
 
 
+def test_a_sigkilled_waza_ci_takes_the_graders_children_too(
+    project: Project, tmp_path: Path
+) -> None:
+    # The watchman (groupguard.py) kills the grader's whole process group: a child it started
+    # dies with it, which a parent-death signal on the grader alone would not do.
+    marker = tmp_path / "pids"
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    script = project.write_grader(
+        "parent.py",
+        "import os, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"with open({str(marker)!r}, 'a') as f:\n"
+        "    f.write(f'{os.getpid()} {child.pid}\\n')\n"
+        "time.sleep(60)\n",
+    )
+    project.write_eval(project.program_grader("parent", script))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run(1)]}))
+    process = start(project, temp)
+    wait_for(lambda: marker.exists() and len(marker.read_text().split()) == 2)
+    grader, child = map(int, marker.read_text().split())
+    assert alive(grader) and alive(child)
+    process.kill()
+    process.communicate(timeout=10)
+    wait_for(partial(dead, grader), timeout=10)
+    wait_for(partial(dead, child), timeout=10)
+
+
 @pytest.mark.parametrize("moment", ["importing", "grading"])
 def test_the_action_ends_on_sigterm_with_one_line_and_143(
     project: Project, tmp_path: Path, moment: str

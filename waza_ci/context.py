@@ -47,10 +47,12 @@ def derive_tool_calls(transcript: Sequence[Any]) -> list[dict[str, Any]]:
     """Pair each tool start with its completion (or, failing that, its partial result) by id.
 
     Starts without a `tool_name` or `tool_call_id` are not tool calls; the order is start order.
+    The transcript is parsed JSON, where an object is always a dict: `type(...) is dict` keeps
+    the walk over a long transcript cheap, where an ABC check on every event was not.
     """
     results: dict[str, Mapping[str, Any]] = {}
     for event in transcript:
-        if not isinstance(event, Mapping) or event.get("type") not in _RESULT_TYPES:
+        if type(event) is not dict or event.get("type") not in _RESULT_TYPES:
             continue
         call_id = event.get("tool_call_id")
         if not isinstance(call_id, str) or not call_id:
@@ -64,7 +66,7 @@ def derive_tool_calls(transcript: Sequence[Any]) -> list[dict[str, Any]]:
             results[call_id] = event
     calls: list[dict[str, Any]] = []
     for event in transcript:
-        if not isinstance(event, Mapping) or event.get("type") != _START:
+        if type(event) is not dict or event.get("type") != _START:
             continue
         name, call_id = event.get("tool_name"), event.get("tool_call_id")
         if not name or not isinstance(call_id, str) or not call_id:

@@ -16,6 +16,7 @@ from waza_ci.cancellation import cancel_on_signals, cancellation_signal, cancell
 from waza_ci.context import serialize_context
 from waza_ci.errors import InputError, Interrupted, Location
 from waza_ci.goexec import go_trim_space
+from waza_ci.groupguard import GUARD
 from waza_ci.orphans import child_pids, enable_orphan_adoption, kill_orphans
 from waza_ci.outcome import ProgramOutcome, describe_outcome, outcome_notes
 from waza_ci.privatedir import (
@@ -168,6 +169,7 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
         return result
 
     enable_orphan_adoption()
+    GUARD.start()  # before the census below, so the watchman is not taken for an orphan
     before = child_pids()  # a library caller's own children are none of our business
     try:
         with ThreadPoolExecutor(max_workers=max(1, setup.jobs)) as pool:

@@ -109,7 +109,7 @@ def verify_and_remove(context: PrivateContextFile) -> None:
     try:
         _check_directory(context)
         _check_file(context)
-        _remove_tree(context.directory)
+        _remove_verified(context)
     finally:
         _closer.close_later(context)
 
@@ -197,11 +197,11 @@ def _fill_directory(
     the two open descriptors that keep them pinned."""
     # Under a umask such as 0o777 mkdir gave mode 000, which only root could open: set the
     # mode first. The name is fresh and unpredictable, and open() below refuses a symlink.
+    # chmod, unlike mkdir, ignores the umask: the mode is now exactly 0700.
     os.chmod(name, _DIRECTORY_MODE, dir_fd=parent_fd)
     directory_fd = os.open(name, _OPEN_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
     try:
-        # mkdir and open apply the umask; the contract wants the exact modes regardless.
-        os.fchmod(directory_fd, _DIRECTORY_MODE)
+        # open applies the umask; the contract wants the exact mode regardless.
         file_fd = os.open(CONTEXT_FILE_NAME, _CREATE_FILE, _FILE_MODE, dir_fd=directory_fd)
         try:
             os.fchmod(file_fd, _FILE_MODE)
@@ -285,6 +285,16 @@ def _kind(status: os.stat_result, ours: str) -> str:
     if stat.S_ISREG(status.st_mode):
         return "another file" if ours == "file" else "a file"
     return "another kind of entry"
+
+
+def _remove_verified(context: PrivateContextFile) -> None:
+    """Two system calls when the grader left the directory as it found it (the usual case);
+    rmtree, and its error report, for anything else it left there."""
+    try:
+        os.unlink(context.path)
+        os.rmdir(context.directory)
+    except OSError:
+        _remove_tree(context.directory)
 
 
 def _remove_tree(directory: str) -> None:

@@ -1,8 +1,8 @@
 """Run one program grader's argv: exactly the stdin bytes, environment and working directory it
 is given, in a session of its own, killed with its whole process group on timeout and after it
-exits, and by the kernel if waza-ci itself dies. Output is read from both pipes at once and kept
-up to a cap per stream, so neither a chatty grader nor a grandchild that holds the pipes open can
-exhaust memory or hang the caller.
+exits, and by a watchman process (groupguard.py) if waza-ci itself dies. Output is read from
+both pipes at once and kept up to a cap per stream, so neither a chatty grader nor a grandchild
+that holds the pipes open can exhaust memory or hang the caller.
 
 Only this module starts processes (orphans.py kills escaped ones). The outcome and waza's texts
 for it are in outcome.py; Go's lookup and error texts in goexec.py; cancellation.py says when to
@@ -31,6 +31,7 @@ from waza_ci.goexec import (
     go_exit_text,
     resolve_executable,
 )
+from waza_ci.groupguard import GUARD
 from waza_ci.outcome import DEFAULT_OUTPUT_CAP_BYTES, ProgramOutcome
 
 PIPE_GRACE_S = 1.0
@@ -59,8 +60,8 @@ _PRCTL = _load_prctl()
 
 
 def _die_with_parent(parent_pid: int) -> Callable[[], None] | None:
-    """A preexec_fn that makes the kernel SIGKILL the grader when waza-ci dies, even by SIGKILL
-    (the OOM killer, a cancelled `run:` step), so no grader outlives it. Linux only.
+    """Where the watchman (groupguard.py) cannot run: a preexec_fn that makes the kernel SIGKILL
+    the grader (not its children) when waza-ci dies, even by SIGKILL. Linux only.
 
     The signal is tied to the thread that started the child; each grader is started and
     waited for by the same thread, which lives until the grader has ended. If waza-ci died
@@ -154,8 +155,11 @@ def _not_started(
 def _start(
     argv: Sequence[str], executable: str, *, env: Mapping[str, str], cwd: str
 ) -> subprocess.Popen[bytes]:
+    # The watchman kills the group if waza-ci dies; only where it cannot run does the child
+    # set a parent-death signal itself, which costs a full fork instead of a vfork.
+    guarded = GUARD.start()
     try:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             list(argv),
             executable=executable,
             stdin=subprocess.PIPE,
@@ -164,7 +168,7 @@ def _start(
             env=dict(env),
             cwd=cwd or None,
             start_new_session=True,  # its own process group, so the whole group can be killed
-            preexec_fn=_die_with_parent(os.getpid()),  # noqa: PLW1509 - a single prctl call
+            preexec_fn=None if guarded else _die_with_parent(os.getpid()),  # noqa: PLW1509
             bufsize=0,
         )
     except OSError as error:
@@ -172,6 +176,9 @@ def _start(
     except ValueError as error:
         # An embedded NUL byte in an argument or variable: Go's exec fails with EINVAL.
         raise CannotStart(f"fork/exec {executable}: invalid argument") from error
+    if guarded:
+        GUARD.watch(process.pid)  # its pgid: the leader of a new session
+    return process
 
 
 def _elapsed_ms(started_at: float) -> int:
@@ -355,6 +362,7 @@ class _Supervisor:
         for pipe, _capture in self._output_pipes:
             if pipe is not None:
                 pipe.close()
+        GUARD.forget(self._process.pid)  # while the unreaped leader still holds the pgid
         self._process.wait()  # reap the leader; it has exited or was just killed
 
 
