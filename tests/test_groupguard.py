@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def test_watched_groups_die_with_their_writer_and_forgotten_ones_live(
     leftovers.extend([leader, member, spared, watchman])
     script.wait(timeout=10)
     for pid in (leader, member, watchman):
-        wait_for(lambda pid=pid: dead(pid), timeout=10)
+        wait_for(partial(dead, pid), timeout=10)
     assert alive(spared), "a forgotten group is not the watchman's to kill"
 
 
@@ -164,5 +165,5 @@ def _spawn_keywords(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         seen.append(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(program.subprocess, "Popen", recording)
+    monkeypatch.setattr(subprocess, "Popen", recording)  # program.py calls subprocess.Popen
     return seen
