@@ -101,11 +101,11 @@ def test_graders_start_with_no_code_between_fork_and_exec_while_the_watchman_run
 ) -> None:
     # A preexec_fn makes Python fork the whole interpreter instead of vfork: milliseconds per
     # grader on a process holding a large results file.
-    seen = _spawn_keywords(monkeypatch)
     assert GUARD.start()
+    seen = _spawn_keywords(monkeypatch)
     outcome = program.run_program(["true"], stdin=b"", env=dict(os.environ), cwd="", timeout_s=10)
     assert outcome.passed
-    assert seen and seen[0].get("preexec_fn") is None
+    assert len(seen) == 1 and seen[0].get("preexec_fn") is None
 
 
 def test_without_a_watchman_the_grader_gets_a_parent_death_signal(
@@ -116,7 +116,7 @@ def test_without_a_watchman_the_grader_gets_a_parent_death_signal(
     seen = _spawn_keywords(monkeypatch)
     outcome = program.run_program(["true"], stdin=b"", env=dict(os.environ), cwd="", timeout_s=10)
     assert outcome.passed
-    assert seen and callable(seen[0].get("preexec_fn"))
+    assert len(seen) == 1 and callable(seen[0].get("preexec_fn"))
 
 
 def test_without_a_watchman_a_sigkilled_parent_still_takes_its_grader(
