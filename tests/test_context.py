@@ -43,3 +43,17 @@ def test_completion_wins_over_partial_result_in_either_order() -> None:
 def test_serialized_once_is_valid_utf8_json() -> None:
     payload = serialize_context({"final_output": "ünï <&>", "duration_ms": 12})
     assert json.loads(payload.decode("utf-8"))["output"] == "ünï <&>"
+
+
+def test_serialized_as_json_dumps_lays_it_out_with_the_same_values() -> None:
+    run = {
+        "final_output": "ünï <&> \u2028",
+        "duration_ms": 12,
+        "transcript": [{"type": "assistant.message", "content": "x", "score": 0.5}],
+        "tool_events": [],
+    }
+    payload = serialize_context(run)
+    expected = build_context(run)
+    assert payload == json.dumps(expected, indent=2, ensure_ascii=False).encode("utf-8")
+    tiny = {"final_output": "", "transcript": [{"type": "t", "p": 1.5e-05, "q": 1e-300}]}
+    assert json.loads(serialize_context(tiny)) == build_context(tiny)

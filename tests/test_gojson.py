@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from waza_ci.gojson import dumps_go_json, go_numbers, python_json, write_go_json
+from waza_ci.gojson import dumps_go_json, go_numbers, write_go_json
 
 _ESCAPES = {
     "<": "\\u003c",
@@ -69,17 +69,10 @@ def test_bytes_are_those_of_the_whole_text_rendering(document: Any) -> None:
     assert dumps_go_json(document) == reference(document)
 
 
-@pytest.mark.parametrize("document", DOCUMENTS)
-def test_python_json_is_byte_for_byte_json_dumps(document: Any) -> None:
-    expected = json.dumps(document, indent=2, ensure_ascii=False).encode()
-    assert python_json(document) == expected
-
-
 @pytest.mark.parametrize("number", [float("nan"), float("inf"), -float("inf")])
 def test_a_number_json_cannot_hold_is_refused_not_written(number: float) -> None:
     with pytest.raises(ValueError, match="JSON compliant"):
         dumps_go_json({"tasks": [{"runs": [{"score": number}]}]})
-    assert python_json([number]) == json.dumps([number], indent=2).encode()
 
 
 def test_a_lone_surrogate_fails_as_before() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from waza_ci.gojson import python_json
+from pydantic_core import to_json
 
 CONTEXT_VERSION = 1
 EVIDENCE_FIELDS = ("tool_events", "host_lifecycle", "command_invocations", "user_input_requests")
@@ -39,8 +39,16 @@ def build_context(raw_run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def serialize_context(raw_run: Mapping[str, Any]) -> bytes:
-    """`build_context` as UTF-8 JSON: computed once per run, shared by all its graders."""
-    return python_json(build_context(raw_run))
+    """`build_context` as UTF-8 JSON with a two-space indent: computed once per run, shared by
+    all its graders.
+
+    pydantic-core's native encoder makes the bytes: a transcript can be large, and this runs
+    once per saved run. Its text equals `json.dumps(indent=2, ensure_ascii=False)` except in
+    how floats below 1e-4 are spelled (`1e-5`, not `1e-05`); the values are the same, and
+    graders read values. A run as results.py loads it holds only what JSON can (no lone
+    surrogates, no NaN), which the encoder always accepts.
+    """
+    return to_json(build_context(raw_run), indent=2)
 
 
 def derive_tool_calls(transcript: Sequence[Any]) -> list[dict[str, Any]]:

@@ -54,17 +54,6 @@ def dumps_go_json(value: Any) -> str:
     return b"".join([*_chunks(value, depth=0), b"\n"]).decode("utf-8")
 
 
-def python_json(value: Any) -> bytes:
-    """Exactly `json.dumps(value, indent=2, ensure_ascii=False).encode()`, made natively by
-    pydantic-core unless a float would be spelled differently (no Go rewrites here)."""
-    if _float_kind(value) != _OTHER_FLOATS:
-        try:
-            return to_json(value, indent=2)
-        except PydanticSerializationError:
-            pass  # the standard library decides, and raises what it raises
-    return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8")
-
-
 def _chunks(value: Any, depth: int) -> Iterator[bytes]:
     if depth >= _SPLIT_DEPTH or not isinstance(value, dict | list) or not value:
         yield _encode(value, depth)

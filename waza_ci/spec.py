@@ -373,12 +373,7 @@ def _load_optional_yaml(
 ) -> yaml.MappingNode | None:
     """The document's root mapping checked against `shape`; None for an empty document.
     `versioned`: its `schemaVersion` is checked first, before any field, as waza checks it."""
-    try:
-        text = read_regular_text(path, what=what, max_bytes=MAX_SPEC_BYTES)
-    except FileNotFoundError:
-        raise InputError(f"{what} not found", Location(str(path))) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read {what}: {err}", Location(str(path))) from None
+    text = read_regular_text(path, what=what, max_bytes=MAX_SPEC_BYTES)  # its errors name path
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
