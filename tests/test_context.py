@@ -57,3 +57,11 @@ def test_serialized_as_json_dumps_lays_it_out_with_the_same_values() -> None:
     assert payload == json.dumps(expected, indent=2, ensure_ascii=False).encode("utf-8")
     tiny = {"final_output": "", "transcript": [{"type": "t", "p": 1.5e-05, "q": 1e-300}]}
     assert json.loads(serialize_context(tiny)) == build_context(tiny)
+
+
+def test_nesting_deeper_than_the_native_encoder_allows_is_still_written() -> None:
+    deep: object = "bottom"
+    for _ in range(400):
+        deep = [deep]
+    run = {"final_output": "", "transcript": [{"type": "t", "deep": deep}]}
+    assert json.loads(serialize_context(run)) == build_context(run)

@@ -8,10 +8,11 @@ file has the key (an empty list stays empty) and `null` when it does not, becaus
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic_core import to_json
+from pydantic_core import PydanticSerializationError, to_json
 
 CONTEXT_VERSION = 1
 EVIDENCE_FIELDS = ("tool_events", "host_lifecycle", "command_invocations", "user_input_requests")
@@ -45,10 +46,14 @@ def serialize_context(raw_run: Mapping[str, Any]) -> bytes:
     pydantic-core's native encoder makes the bytes: a transcript can be large, and this runs
     once per saved run. Its text equals `json.dumps(indent=2, ensure_ascii=False)` except in
     how floats below 1e-4 are spelled (`1e-5`, not `1e-05`); the values are the same, and
-    graders read values. A run as results.py loads it holds only what JSON can (no lone
-    surrogates, no NaN), which the encoder always accepts.
+    graders read values. What the native encoder refuses (nesting deeper than its limit) the
+    standard library writes.
     """
-    return to_json(build_context(raw_run), indent=2)
+    context = build_context(raw_run)
+    try:
+        return to_json(context, indent=2)
+    except PydanticSerializationError:
+        return json.dumps(context, indent=2, ensure_ascii=False).encode("utf-8")
 
 
 def derive_tool_calls(transcript: Sequence[Any]) -> list[dict[str, Any]]:

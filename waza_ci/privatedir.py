@@ -20,8 +20,8 @@ import stat
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from queue import SimpleQueue
 
 CONTEXT_FILE_NAME = "context.json"
 DIR_PREFIX = "waza-grading-"
@@ -120,38 +120,50 @@ def wait_for_closes() -> None:
 
 
 class _BackgroundCloser:
-    """Closes removed context files' descriptors on threads of its own.
+    """Closes removed context files' descriptors on a thread of its own.
 
-    Closing the last descriptor of a deleted file is when the file system frees it, and on a
-    busy ext4 disk that takes milliseconds, longer than starting a small grader. By then the
-    entries are gone and nothing depends on the timing, so grading threads go on to their next
-    grader meanwhile. A few threads, because the file system can free several files at once.
-    They are not daemons: the interpreter waits for them before exiting.
+    Closing the last descriptor of a deleted file is when the file system frees it, which on a
+    busy disk can take longer than starting a small grader. By then the entries are gone and
+    nothing depends on the timing, so grading threads hand the descriptors over (a queue put,
+    about a microsecond) and go on to their next grader.
+
+    The thread is a daemon: it never holds data, only descriptors of files already unlinked,
+    which the kernel closes anyway if the interpreter exits first. `wait` is how grading makes
+    sure none is still open when it returns.
     """
-
-    _THREADS = 4
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._executor: ThreadPoolExecutor | None = None
-        self._pending: set[Future[None]] = set()
+        self._queue: SimpleQueue[PrivateContextFile | threading.Event] = SimpleQueue()
+        self._thread: threading.Thread | None = None
 
     def close_later(self, context: PrivateContextFile) -> None:
-        with self._lock:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(self._THREADS, "waza-ci-close")
-            future = self._executor.submit(context.release)
-            self._pending.add(future)
-        future.add_done_callback(self._done)
-
-    def _done(self, future: Future[None]) -> None:
-        with self._lock:
-            self._pending.discard(future)
+        if self._thread is None:
+            self._start()
+        self._queue.put(context)
 
     def wait(self) -> None:
+        """Return once every descriptor handed over so far is closed."""
+        if self._thread is None:
+            return
+        done = threading.Event()
+        self._queue.put(done)  # one worker, first in first out: all before it are closed
+        done.wait()
+
+    def _start(self) -> None:
         with self._lock:
-            pending = list(self._pending)
-        wait(pending)
+            if self._thread is None:
+                thread = threading.Thread(target=self._work, name="waza-ci-close", daemon=True)
+                thread.start()
+                self._thread = thread
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if isinstance(item, threading.Event):
+                item.set()
+            else:
+                item.release()
 
 
 _closer = _BackgroundCloser()
