@@ -35,6 +35,7 @@ from waza_ci.scoring import (
     STATUS_PASSED,
     GradeSummary,
     RunGrade,
+    SkippedTask,
     TaskGrade,
     Verdict,
 )
@@ -179,13 +180,6 @@ class GraderTime:
 
 
 @dataclass(frozen=True)
-class Skipped:
-    results_name: str
-    test_id: str
-    reason: str
-
-
-@dataclass(frozen=True)
 class Report:
     eval_name: str
     eval_path: str
@@ -199,7 +193,7 @@ class Report:
     common_failure: CommonFailure | None
     global_failures: tuple[GlobalFailure, ...]
     slowest: tuple[GraderTime, ...]
-    skipped: tuple[Skipped, ...]
+    skipped: tuple[SkippedTask, ...]
     extra_sections: Mapping[str, Any] = field(default_factory=dict)
     """Room for later steps (e.g. a comparison with the base branch) to add named sections;
     they appear in `to_json()` under their names."""
@@ -297,7 +291,7 @@ def build_report(
         common_failure=_common_failure(summary),
         global_failures=_global_failures(tasks),
         slowest=_slowest(tasks),
-        skipped=tuple(Skipped(s.results_name, s.test_id, s.reason) for s in summary.skipped),
+        skipped=summary.skipped,
     )
 
 
