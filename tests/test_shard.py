@@ -361,3 +361,22 @@ def test_merge_compares_with_a_baseline_exactly_as_grade_does(suite: Project) ->
         (suite.root / "whole.md").read_text()
     )
     assert "regress" in whole.stderr.lower(), whole.stderr  # the comparison has something to say
+
+
+def test_a_merge_of_shards_cut_to_one_task_compares_the_baseline_on_that_task(
+    suite: Project,
+) -> None:
+    # The partials carry the `--task` id, so the merge does not count the baseline's other
+    # tasks as removed from the suite.
+    gate = ["--baseline", str(suite.results_path)]
+    whole = grade(suite, "--task", "t03", *gate)
+    partials = grade_in_shards(suite, 2, "partials", "--task", "t03")
+
+    merged = merge(suite, *map(str, partials), *gate)
+
+    def comparison(stderr: str) -> list[str]:
+        return [line for line in stderr.splitlines() if " removed; waza gate" in line]
+
+    assert merged.code == whole.code, merged.stderr
+    assert comparison(merged.stderr) == comparison(whole.stderr)
+    assert len(comparison(whole.stderr)) == 1 and " 0 removed" in comparison(whole.stderr)[0]

@@ -86,7 +86,7 @@ def assess(
     links = SourceLinks(runner.server_url, runner.repository, head_sha) if head_sha else None
     model = build_report(summary, repo_root=runner.workspace or os.getcwd(), links=links)
     comparison = compare_with_baseline(
-        summary, results_files, baseline_files, task=settings.task, options=settings.gate.options
+        summary, results_files, baseline_files, options=settings.gate.options
     )
     flaky = flaky_of(summary.tasks)
     if baseline_note:

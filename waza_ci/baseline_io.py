@@ -146,15 +146,15 @@ def compare_with_baseline(
     results_files: Sequence[ResultsFile],
     baseline_files: Sequence[ResultsFile],
     *,
-    task: str | None,
     options: GateOptions,
 ) -> BaselineComparison | None:
-    """The graded summary against the baseline files; None when there is no baseline."""
+    """The graded summary against the baseline files, on the task the grading's `--task`
+    filter chose (a merge of shards knows it from the partials); None without a baseline."""
     if not baseline_files:
         return None
     return compare(
         current_sides(summary, golden_flags(results_files)),
-        baseline_sides(baseline_files, task),
+        baseline_sides(baseline_files, summary.task_filter),
         min_task_pass_rate=summary.min_task_pass_rate,
         options=options,
         baseline_files=[str(f.path) for f in baseline_files],

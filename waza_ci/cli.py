@@ -250,7 +250,7 @@ def _grade(args: argparse.Namespace) -> int:
     )
     report = run_grading(prepared, min_task_pass_rate=args.min_task_pass_rate)
     comparison = compare_with_baseline(
-        report.summary, prepared.results_files, baseline_files, task=args.task, options=options
+        report.summary, prepared.results_files, baseline_files, options=options
     )
     return _finish(args, plan, report, comparison, note)
 
@@ -267,7 +267,7 @@ def _merge(args: argparse.Namespace) -> int:
     summary = replace(report.summary, min_task_pass_rate=args.min_task_pass_rate)
     report = replace(report, summary=summary)
     merged = [r.source for r in report.regraded]
-    comparison = compare_with_baseline(summary, merged, baseline_files, task=None, options=options)
+    comparison = compare_with_baseline(summary, merged, baseline_files, options=options)
     return _finish(args, plan, report, comparison, note)
 
 

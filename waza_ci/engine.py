@@ -160,6 +160,7 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
         skipped=plan.skipped,
         elapsed_ms=elapsed_ms,
         min_task_pass_rate=min_task_pass_rate,
+        task_filter=plan.task_filter,
     )
     return GradeReport(spec, summary, regraded, spec.warnings)
 
@@ -215,6 +216,7 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         tasks=merged.tasks,
         skipped=merged.skipped,
         elapsed_ms=merged.elapsed_ms,
+        task_filter=merged.task_filter,
     )
     return GradeReport(spec, summary, regraded, merged.warnings), [f.path for f in files]
 

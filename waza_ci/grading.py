@@ -81,6 +81,8 @@ class GradingPlan:
     matches: tuple[TaskMatch, ...]
     skipped: tuple[SkippedTask, ...]
     executions: tuple[Execution, ...]
+    task_filter: str | None = None
+    """The one task id (`--task`) the plan was cut to, if any."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ def plan_grading(
         if not run.errored
         for grader in match.task.program_graders
     )
-    return GradingPlan(tuple(matches), tuple(skipped), executions)
+    return GradingPlan(tuple(matches), tuple(skipped), executions, only_task)
 
 
 def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:

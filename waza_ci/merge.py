@@ -107,6 +107,7 @@ class PartialSection(_Model):
     warnings: list[_WarningModel]
     tasks: list[_TaskModel]
     elapsed_ms: int = 0
+    task_filter: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,8 @@ class MergedGrading:
     files: tuple[MergedFile, ...]
     elapsed_ms: int = 0
     """The longest shard's grading time: the shards run side by side."""
+    task_filter: str | None = None
+    """The one task id (`--task`) the shards were cut to (their inputs digest holds it too)."""
 
 
 def read_partial(file: ResultsFile) -> Partial:
@@ -212,6 +215,7 @@ def merge_partials(files: Sequence[ResultsFile]) -> MergedGrading:
         warnings=tuple(w.to_warning() for w in section.warnings),
         files=tuple(_merged_file(name, shards) for name, shards in by_file.items()),
         elapsed_ms=max(p.section.elapsed_ms for p in partials),
+        task_filter=section.task_filter,
     )
 
 

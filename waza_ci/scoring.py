@@ -186,6 +186,8 @@ class GradeSummary:
     """Wall-clock time the grading took (0 when not measured)."""
     min_task_pass_rate: float = 1.0
     """A task passes when at least this share of its runs pass; 1.0 (every run) is waza's."""
+    task_filter: str | None = None
+    """The one task id (`--task`) graded, if any: a baseline is compared on that task alone."""
 
     @property
     def overall_score(self) -> float:

@@ -162,7 +162,7 @@ def select_shard(
     executions = tuple(e for m in matches for e in per_task[id(m)])
     return ShardSelection(
         shard=shard,
-        plan=GradingPlan(matches, plan.skipped, executions),
+        plan=GradingPlan(matches, plan.skipped, executions, plan.task_filter),
         positions=positions,
         total_tasks=len(plan.matches),
         inputs_digest=inputs_digest,
@@ -242,6 +242,7 @@ def partial_section(
         "results_tasks": task_count,
         "task_indexes": list(kept),
         "total_tasks": selection.total_tasks,
+        "task_filter": selection.plan.task_filter,
         "skipped": [
             {"results_name": s.results_name, "test_id": s.test_id, "reason": s.reason}
             for s in selection.plan.skipped
