@@ -23,12 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.report import factories
 from waza_ci.report._text import clean
 from waza_ci.report.annotations import build_annotations
+from waza_ci.report.build import build_report
 from waza_ci.report.markdown import (
     render_check_summary,
     render_check_text,
     render_markdown,
 )
-from waza_ci.report.model import build_report, report_json_text
+from waza_ci.report.model import report_json_text
 from waza_ci.scoring import GradeSummary
 
 

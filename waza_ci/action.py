@@ -170,7 +170,7 @@ def _print_verdict(
     report: GradeReport, commands: WorkflowCommands, stdout: TextIO, *, repo_root: str
 ) -> None:
     from waza_ci.report.annotations import repo_relative_path  # noqa: PLC0415 - see the imports
-    from waza_ci.report.model import build_report  # noqa: PLC0415
+    from waza_ci.report.build import build_report  # noqa: PLC0415
     from waza_ci.report.text import render_text  # noqa: PLC0415
 
     for warning in report.warnings:  # an annotation on the file and line it is about

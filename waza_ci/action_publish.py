@@ -36,8 +36,9 @@ from waza_ci.outputs import write_text_files
 from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
+from waza_ci.report.build import build_report
 from waza_ci.report.markdown import JOB_SUMMARY_LIMIT, check_title, render_check_text
-from waza_ci.report.model import Report, SourceLinks, build_report, report_json_text
+from waza_ci.report.model import Report, SourceLinks, report_json_text
 from waza_ci.report.regressions import (
     flaky_of,
     render_check_summary_with_regressions,

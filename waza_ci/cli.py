@@ -293,7 +293,7 @@ def _finish(
 ) -> int:
     from waza_ci.baseline_io import gated_exit_code  # noqa: PLC0415 - see the imports above
     from waza_ci.grading import stop_if_cancelled  # noqa: PLC0415
-    from waza_ci.report.model import build_report  # noqa: PLC0415
+    from waza_ci.report.build import build_report  # noqa: PLC0415
     from waza_ci.report.regressions import flaky_of, render_regressions_text  # noqa: PLC0415
     from waza_ci.report.text import render_text  # noqa: PLC0415
     from waza_ci.results import dump_json  # noqa: PLC0415

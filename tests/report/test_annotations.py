@@ -17,7 +17,7 @@ from waza_ci.report.annotations import (
     build_annotations,
     repo_relative_path,
 )
-from waza_ci.report.model import build_report
+from waza_ci.report.build import build_report
 from waza_ci.scoring import GradeSummary
 
 REPO = factories.REPO

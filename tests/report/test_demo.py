@@ -21,8 +21,9 @@ import pytest
 from tests.conftest import DEMO, ROOT
 from waza_ci.engine import GradeRequest, prepare_grading, run_grading
 from waza_ci.report.annotations import build_annotations
+from waza_ci.report.build import build_report
 from waza_ci.report.markdown import render_check_summary, render_check_text, render_markdown
-from waza_ci.report.model import Report, SourceLinks, build_report, report_json_text
+from waza_ci.report.model import Report, SourceLinks, report_json_text
 from waza_ci.report.text import render_text
 from waza_ci.scoring import GradeSummary
 

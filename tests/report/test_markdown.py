@@ -22,6 +22,7 @@ from cmarkgfm.cmark import Options
 
 from tests.report import factories
 from waza_ci.report._text import utf8_len
+from waza_ci.report.build import build_report
 from waza_ci.report.markdown import (
     CHECK_SUMMARY_LIMIT,
     JOB_SUMMARY_LIMIT,
@@ -31,7 +32,7 @@ from waza_ci.report.markdown import (
     render_check_text,
     render_markdown,
 )
-from waza_ci.report.model import Report, SourceLinks, build_report
+from waza_ci.report.model import Report, SourceLinks
 from waza_ci.scoring import GradeSummary
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from waza_ci.baseline import Change, PassCount, Side, compare
 from waza_ci.report._text import utf8_len
-from waza_ci.report.model import build_report
+from waza_ci.report.build import build_report
 from waza_ci.report.regressions import (
     ordered_changes,
     render_check_summary_with_regressions,

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from tests.report import factories
 from waza_ci.report._text import for_log
-from waza_ci.report.model import build_report
+from waza_ci.report.build import build_report
 from waza_ci.report.text import MAX_ROWS, render_text
 
 REPO = factories.REPO

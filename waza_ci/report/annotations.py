@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from waza_ci.report._text import clean, head_tail, one_line, plural, readable_bmp, shorten
+from waza_ci.report.build import repo_relative_path
 from waza_ci.report.model import (
     FeedbackGroup,
     GlobalFailure,
@@ -24,7 +25,6 @@ from waza_ci.report.model import (
     Report,
     Source,
     TaskResult,
-    repo_relative_path,
 )
 
 __all__ = ["Annotation", "build_annotations", "repo_relative_path"]

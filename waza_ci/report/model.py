@@ -1,11 +1,11 @@
-"""GradeSummary -> Report: the machine-readable report every renderer starts from. Pure.
+"""The Report: the machine-readable report every renderer starts from, and its JSON. Pure.
 
 One row per (task, grader) with its status, the one-line reason, runs failed out of runs
 graded, durations, the grader's YAML line (and its URL at the commit, when known) and its
 distinct feedback texts with the runs that produced each. Above the rows: the counts, a
 banner when every execution failed the same way, graders failing on every task, the slowest
-graders. `Report.to_json()` is the `report-json` file; the Markdown, annotations and terminal
-renderers only format what is here, so they agree with each other and with the file.
+graders (build.py fills them in). `Report.to_json()` is the `report-json` file; the Markdown,
+annotations and terminal renderers only format what is here, so they agree with the file.
 
 Texts are kept as the grader wrote them (cleaned of control characters); escaping is the
 renderers' job, each for its own medium.
@@ -14,30 +14,13 @@ renderers' job, each for its own medium.
 from __future__ import annotations
 
 import json
-import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
-from waza_ci.errors import Location
-from waza_ci.report._text import clean
-from waza_ci.report.reasons import (
-    HINT_SAME_FAILURE,
-    Reason,
-    failure_signature,
-    reason_for,
-)
 from waza_ci.scoring import (
-    PROBLEM_CLEANUP,
-    PROBLEM_TIMED_OUT,
-    STATUS_ERROR,
-    STATUS_PASSED,
-    GradeSummary,
-    RunGrade,
     SkippedTask,
-    TaskGrade,
-    Verdict,
 )
 
 REPORT_VERSION = 1
@@ -205,259 +188,6 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return _report_json(self)
-
-
-# --- building ---------------------------------------------------------------------------------
-
-
-def repo_relative_path(file: str, repo_root: str) -> str:
-    """`file` relative to the repository root `repo_root` (GITHUB_WORKSPACE), or "" when it is
-    not inside the repository: an annotation must never name a container path such as
-    `/github/workspace/...` nor a file GitHub cannot show (callers then attach no file).
-
-    Paths are POSIX (the action runs in a Linux container). A relative `file` is taken as
-    relative to the repository root (waza-ci runs in GITHUB_WORKSPACE). Nothing is resolved on
-    disk, so symlinks are not followed.
-    """
-    path = posixpath.normpath(file) if file else "."
-    if posixpath.isabs(path):
-        root = posixpath.normpath(repo_root) if repo_root else ""
-        if not posixpath.isabs(root):
-            return ""  # no absolute root to measure against: cannot place it in the repository
-        if root == "/":
-            return path.lstrip("/") or "."
-        prefix = root.rstrip("/") + "/"
-        if not path.startswith(prefix):
-            return ""
-        path = path[len(prefix) :]
-    elif repo_root and not posixpath.isabs(repo_root):
-        root = posixpath.normpath(repo_root)
-        if path.startswith(root.rstrip("/") + "/"):
-            path = path[len(root.rstrip("/")) + 1 :]
-    if path == ".." or path.startswith("../"):
-        return ""
-    return path or "."
-
-
-@dataclass(frozen=True)
-class _Where:
-    repo_root: str
-    links: SourceLinks | None
-
-    def source(self, location: Location) -> Source:
-        # GitHub rejects line 0; a location without a line means the top of the file.
-        line = location.line if location.line is not None and location.line >= 1 else 1
-        path = repo_relative_path(location.file, self.repo_root)
-        if not path:  # outside the repository: shown as it is, never linked or annotated
-            return Source("", line, None, shown=posixpath.normpath(location.file))
-        url = self.links.url(path, line) if self.links is not None else None
-        return Source(path, line, url)
-
-
-def build_report(
-    summary: GradeSummary, *, repo_root: str = "", links: SourceLinks | None = None
-) -> Report:
-    """The report of `summary`; `repo_root` makes YAML paths repository-relative, `links`
-    adds their URLs at the commit being checked."""
-    where = _Where(repo_root, links)
-    tasks = tuple(_task_result(summary, task, where) for task in summary.tasks)
-    rows = [row for task in tasks for row in task.graders if row.status != "passed"]
-    problems = tuple(
-        [row for row in rows if row.status == "error"]
-        + [row for row in rows if row.status == "failed"]
-    )
-    verdicts = [v for run in summary.runs for v in run.verdicts]
-    counts = Counts(
-        tasks=len(tasks),
-        runs=summary.runs_total,
-        runs_graded=summary.runs_graded,
-        runs_failed=summary.runs_failed,
-        runs_errored=summary.runs_errored,
-        failures=sum(1 for row in problems if row.status == "failed"),
-        grader_errors=sum(1 for v in verdicts if v.error is not None and not _cleanup(v)),
-        cleanup_errors=sum(1 for v in verdicts if _cleanup(v)),
-        elapsed_ms=summary.elapsed_ms,
-        overall_score=summary.overall_score,
-    )
-    return Report(
-        eval_name=summary.eval_name,
-        eval_path=repo_relative_path(summary.eval_path, repo_root)
-        or posixpath.normpath(summary.eval_path),
-        results_names=summary.results_names,
-        verdict=_verdict(summary),
-        counts=counts,
-        tasks=tasks,
-        problems=problems,
-        common_failure=_common_failure(summary),
-        global_failures=_global_failures(tasks),
-        slowest=_slowest(tasks),
-        skipped=summary.skipped,
-    )
-
-
-def _cleanup(verdict: Verdict) -> bool:
-    return verdict.diagnosis is not None and verdict.diagnosis.problem == PROBLEM_CLEANUP
-
-
-def _verdict(summary: GradeSummary) -> Verdict_:
-    if not summary.runs:
-        return "nothing"
-    if summary.grader_errors:
-        return "errors"
-    return "passed" if summary.passed else "failed"
-
-
-def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskResult:
-    task_source = where.source(task.task_location or Location(summary.eval_path, 1))
-    by_grader: dict[str, list[tuple[RunGrade, Verdict]]] = {}
-    for run in task.runs:
-        for verdict in run.verdicts:
-            by_grader.setdefault(verdict.name, []).append((run, verdict))
-    graders = tuple(
-        _grader_result(task, name, by_grader[name], where, task_source)
-        for name in sorted(by_grader)
-    )
-    errored = [run for run in task.runs if run.status == STATUS_ERROR]
-    has_error = any(row.status == "error" for row in graders)
-    status: Status = "error" if has_error else "passed" if task.passed else "failed"
-    return TaskResult(
-        key=task.key,
-        test_id=task.test_id,
-        name=task.display_name,
-        results_name=task.results_name,
-        status=status,
-        runs_total=len(task.runs),
-        runs_passed=sum(1 for run in task.runs if run.status == STATUS_PASSED),
-        score=task.overall_score,
-        duration_ms=sum(row.duration_ms for row in graders if row.regraded),
-        source=task_source,
-        graders=graders,
-        errored_runs=ErroredRuns(
-            len(errored),
-            _groups(
-                (run.run_number, clean(run.error_msg or "run status was error").strip("\n"))
-                for run in errored
-            ),
-        )
-        if errored
-        else None,
-    )
-
-
-def _grader_result(
-    task: TaskGrade,
-    name: str,
-    entries: Sequence[tuple[RunGrade, Verdict]],
-    where: _Where,
-    task_source: Source,
-) -> GraderResult:
-    bad = [(run, v) for run, v in entries if not v.passed or v.error is not None]
-    errors = [(run, v) for run, v in bad if v.error is not None]
-    status: Status = "error" if errors else "failed" if bad else "passed"
-    # The reason comes from the most telling kind of problem: an error over a failure.
-    first = (errors or bad or list(entries))[0][1]
-    reason = reason_for(first) if bad else Reason("")
-    ref = task.graders.get(name)
-    durations = [v.duration_ms for _, v in entries]
-    return GraderResult(
-        task_key=task.key,
-        grader=name,
-        kind=first.kind,
-        status=status,
-        problem=first.diagnosis.problem if errors and first.diagnosis is not None else None,
-        reason=reason.text,
-        hint=reason.hint,
-        runs_failed=len(bad),
-        runs_total=len(entries),
-        regraded=all(v.regraded for _, v in entries),
-        duration_ms=sum(durations),
-        max_duration_ms=max(durations, default=0),
-        source=where.source(ref.location) if ref is not None else task_source,
-        feedback=_groups((run.run_number, _shown_text(v)) for run, v in bad),
-        notes=tuple(dict.fromkeys(note for _, v in entries for note in _notes(v))),
-    )
-
-
-def _shown_text(verdict: Verdict) -> str:
-    """What a reader needs of one failing run: the program's own output when it ran, with
-    the exit text; the error or the saved feedback otherwise; then waza-ci's notes."""
-    notes = [f"waza-ci: {note}" for note in _notes(verdict)]
-    return "\n".join([_output_text(verdict), *notes])
-
-
-def _notes(verdict: Verdict) -> tuple[str, ...]:
-    """The verdict's notes, less a timeout's limit when the reason already says it."""
-    timed_out = verdict.diagnosis is not None and verdict.diagnosis.problem == PROBLEM_TIMED_OUT
-    return tuple(n for n in verdict.notes if not (timed_out and n.startswith("timed out after")))
-
-
-def _output_text(verdict: Verdict) -> str:
-    diagnosis = verdict.diagnosis
-    if verdict.error is not None or diagnosis is None:
-        text = verdict.error if verdict.error is not None else verdict.feedback
-        if diagnosis is not None and diagnosis.problem == PROBLEM_TIMED_OUT:
-            text = reason_for(verdict).text  # not "signal: killed", which reads like a crash
-        if diagnosis is not None and (diagnosis.stderr.strip() or diagnosis.stdout.strip()):
-            output = diagnosis.stderr if diagnosis.stderr.strip() else diagnosis.stdout
-            text += "\n" + output
-        return clean(text).strip("\n")
-    output = diagnosis.stderr if diagnosis.stderr.strip() else diagnosis.stdout
-    parts = [clean(output).strip("\n")] if output.strip() else []
-    parts.append(f"({diagnosis.exit_error or 'exit status 0'})")
-    return "\n".join(parts)
-
-
-def _groups(entries: Iterable[tuple[int, str]]) -> tuple[FeedbackGroup, ...]:
-    """Identical (cleaned) texts merged, keeping the runs; most frequent first, then first seen."""
-    runs_by_text: dict[str, list[int]] = {}
-    for run_number, text in entries:
-        runs_by_text.setdefault(text, []).append(run_number)
-    ordered = sorted(runs_by_text.items(), key=lambda item: -len(item[1]))
-    return tuple(FeedbackGroup(text, tuple(runs)) for text, runs in ordered)
-
-
-def _common_failure(summary: GradeSummary) -> CommonFailure | None:
-    """Every execution of this grading (at least two) failed or errored with one signature."""
-    executions = [v for run in summary.runs for v in run.verdicts if v.regraded]
-    if len(executions) < 2 or any(v.passed and v.error is None for v in executions):
-        return None
-    reasons = [reason_for(v) for v in executions]
-    if len({failure_signature(r.text) for r in reasons}) != 1:
-        return None
-    return CommonFailure(len(executions), reasons[0].text, reasons[0].hint or HINT_SAME_FAILURE)
-
-
-def _global_failures(tasks: Sequence[TaskResult]) -> tuple[GlobalFailure, ...]:
-    """Graders defined at one YAML line, run on at least two tasks, and not passing on any."""
-    by_source: dict[tuple[str, Source], list[GraderResult]] = {}
-    for task in tasks:
-        for row in task.graders:
-            if row.regraded:
-                by_source.setdefault((row.grader, row.source), []).append(row)
-    found = []
-    for (name, source), rows in by_source.items():
-        if len(rows) >= 2 and all(row.status != "passed" for row in rows):
-            status: Status = "error" if any(r.status == "error" for r in rows) else "failed"
-            tasks_ = tuple(row.task_key for row in rows)
-            found.append(GlobalFailure(name, source, status, tasks_, rows[0].reason))
-    return tuple(found)
-
-
-def _slowest(tasks: Sequence[TaskResult]) -> tuple[GraderTime, ...]:
-    """Per grader (name and YAML line), executions and time, slowest total first."""
-    times: dict[tuple[str, Source], list[int]] = {}
-    for task in tasks:
-        for row in task.graders:
-            if row.regraded:
-                entry = times.setdefault((row.grader, row.source), [0, 0, 0])
-                entry[0] += row.runs_total
-                entry[1] += row.duration_ms
-                entry[2] = max(entry[2], row.max_duration_ms)
-    ranked = sorted(times.items(), key=lambda item: (-item[1][1], item[0][0], str(item[0][1])))
-    return tuple(
-        GraderTime(name, source, count, total, longest)
-        for (name, source), (count, total, longest) in ranked[:SLOWEST_GRADERS]
-    )
 
 
 # --- JSON -------------------------------------------------------------------------------------
