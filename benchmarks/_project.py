@@ -188,16 +188,17 @@ def median_of(repeats: int, argv: Sequence[str], cwd: Path) -> Measured:
 def interleaved(
     repeats: int, first: Sequence[str], second: Sequence[str], cwd: Path
 ) -> tuple[Measured, Measured]:
-    """Medians of two commands run alternately, so a burst of load elsewhere on a shared
-    machine hits both about equally."""
+    """The fastest of `repeats` runs of each of two commands, run alternately.
+
+    On a shared machine other work only ever adds time, so the fastest run is the best
+    estimate of a command's own cost (as `timeit` reports); alternating the two spreads a
+    burst of load over both."""
     a: list[Measured] = []
     b: list[Measured] = []
     for _ in range(repeats):
         a.append(run_measured(first, cwd))
         b.append(run_measured(second, cwd, ok_codes=(0,)))
-    a.sort(key=lambda m: m.seconds)
-    b.sort(key=lambda m: m.seconds)
-    return a[len(a) // 2], b[len(b) // 2]
+    return min(a, key=lambda m: m.seconds), min(b, key=lambda m: m.seconds)
 
 
 @dataclass(frozen=True)

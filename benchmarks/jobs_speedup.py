@@ -1,7 +1,7 @@
 """--jobs speed-up, whole process: 40 graders that sleep 0.25 s, `--jobs 8` against `--jobs 1`.
 
 10 tasks x 1 run x 4 graders (`sleep 0.25`), no transcript to speak of; each figure is the wall
-time of the whole `waza-ci grade` process (start-up included), median of --repeats, the two
+time of the whole `waza-ci grade` process (start-up included), fastest of --repeats, the two
 settings run alternately. 8x is the limit.
 
     python benchmarks/jobs_speedup.py [--repeats 3]

@@ -29,7 +29,7 @@ GOAL = 1.05
 
 
 def measure(repeats: int, grader_kind: str = "python") -> tuple[float, float]:
-    """(waza-ci seconds, bare pool seconds), medians of `repeats`."""
+    """(waza-ci seconds, bare pool seconds), each the fastest of `repeats`."""
     with tempfile.TemporaryDirectory() as temp:
         root = Path(temp)
         grader = python_grader(root) if grader_kind == "python" else true_grader()

@@ -3,8 +3,9 @@
     python benchmarks/run_all.py --quick [--image waza-ci:test]
 
 `--quick` (under three minutes on a 2-core machine) takes fewer repeats and stops the scaling
-series at 1,000 executions; without it, every figure gets more repeats and the scaling series
-goes on to 10,000 executions. The container rows need Docker and the image (build it first);
+series at 3,000 executions; without it, every figure gets more repeats and the scaling series
+goes on to 10,000 executions. Each timed figure is the fastest of its repeats (see
+`_project.interleaved`). The container rows need Docker and the image (build it first);
 without them they are reported as skipped, never as met.
 """
 
@@ -98,9 +99,9 @@ def main() -> None:
         lambda: jobs_speedup.rows(1 if quick else 3),
         # A Python script is the common trivial grader; `true` (a millisecond) shows the
         # harness's whole cost per execution, the private context directory included.
-        lambda: pool_overhead.rows(1 if quick else 3, "python"),
-        lambda: pool_overhead.rows(1 if quick else 3, "true"),
-        lambda: scaling.rows([10, 100, 1000] if quick else [10, 100, 1000, 10000]),
+        lambda: pool_overhead.rows(2 if quick else 3, "python"),
+        lambda: pool_overhead.rows(3, "true"),
+        lambda: scaling.rows([10, 100, 1000, 3000] if quick else [10, 100, 1000, 10000]),
         lambda: memory_peak.rows(1.0),
         lambda: writer.rows(3),
     ]

@@ -3,15 +3,21 @@
 Each size is N executions of the cheapest grader (coreutils `true`) over N/10 tasks x 5 runs x
 2 graders with 1 kB transcripts, `--jobs 2`, whole process. The baseline at each size is a bare
 Python thread pool that reads the same results file and spawns the same commands with the same
-stdin (`_project.bare_pool`), run alternately with waza-ci. Flat seconds per execution means
-linear scaling; the ratio is waza-ci's total over the bare pool's.
+stdin (`_project.bare_pool`), run alternately with waza-ci; each figure is the fastest of
+`--repeats` runs.
 
-    python benchmarks/scaling.py [--sizes 10,100,1000,10000]
+Linear scaling means a flat marginal cost: the seconds one more execution adds, measured as the
+slope between consecutive sizes from 100 up, (T(b) - T(a)) / (b - a). The start-up both pay once
+cancels out of a slope, which a whole-process per-execution figure at 100 executions cannot
+leave out.
+
+    python benchmarks/scaling.py [--sizes 10,100,1000,10000] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import tempfile
 from pathlib import Path
 
@@ -20,9 +26,11 @@ from _project import Row, bare_pool, interleaved, true_grader, waza_ci, write_pr
 RUNS, GRADERS, JOBS = 5, 2, 2
 MAX_RATIO = 1.15
 MAX_SPREAD = 1.2
+LARGE = 10_000
+"""Sizes from here up are measured once: a run is long enough that noise is a small part."""
 
 
-def measure(executions: int) -> tuple[float, float]:
+def measure(executions: int, repeats: int = 1) -> tuple[float, float]:
     """(waza-ci seconds, bare pool seconds) for `executions` executions."""
     tasks = max(1, executions // (RUNS * GRADERS))
     runs = RUNS if executions >= RUNS * GRADERS else max(1, executions // GRADERS)
@@ -31,21 +39,18 @@ def measure(executions: int) -> tuple[float, float]:
         graders = [true_grader()] * GRADERS
         args = write_project(root, tasks=tasks, runs=runs, graders=graders, transcript_bytes=1000)
         harness, bare = interleaved(
-            1, waza_ci(args, "--jobs", str(JOBS)), bare_pool(graders, JOBS), root
+            repeats, waza_ci(args, "--jobs", str(JOBS)), bare_pool(graders, JOBS), root
         )
     return harness.seconds, bare.seconds
 
 
-def rows(sizes: list[int]) -> list[Row]:
-    """One row per size (whole-process ms per execution, waza-ci and bare), then the spread of
-    the marginal cost per execution, (T(n) - T(smallest)) / (n - smallest), from 100 up: the
-    start-up both pay once is left out, so a flat figure means linear scaling."""
-    timings = {size: measure(size) for size in sizes}
+def rows(sizes: list[int], repeats: int = 3) -> list[Row]:
+    """One row per size (whole-process ms per execution, waza-ci and bare), then the slopes
+    between consecutive sizes from 100 up and their spread (max / min)."""
+    timings = {size: measure(size, 1 if size >= LARGE else repeats) for size in sizes}
     result = []
     for size, (harness, bare) in timings.items():
-        goal, met = (
-            ("<= 1.15x bare", harness / bare <= MAX_RATIO) if size >= 10_000 else ("-", None)
-        )
+        goal, met = ("<= 1.15x bare", harness / bare <= MAX_RATIO) if size >= LARGE else ("-", None)
         result.append(
             Row(
                 f"scaling: {size:,} executions (true)",
@@ -56,39 +61,43 @@ def rows(sizes: list[int]) -> list[Row]:
                 met,
             )
         )
-    smallest = min(sizes)
-    marginal = {
-        size: (timings[size][0] - timings[smallest][0]) / (size - smallest)
-        for size in sizes
-        if size >= 100 and size > smallest
-    }
-    if len(marginal) >= 2:
-        spread = max(marginal.values()) / min(marginal.values())
-        detail = ", ".join(f"{s:,}: {m * 1000:.2f}" for s, m in marginal.items())
-        result.append(
-            Row(
-                "scaling: marginal ms/exec spread",
-                f"{spread:.2f}x ({detail})",
-                "-",
-                spread,
-                "<= 1.2x (flat +-20 %)",
-                spread <= MAX_SPREAD,
-            )
-        )
+    result.extend(_slope_rows(timings))
     return result
+
+
+def _slope_rows(timings: dict[int, tuple[float, float]]) -> list[Row]:
+    steps = sorted(size for size in timings if size >= 100)
+    pairs = list(itertools.pairwise(steps))
+    slopes = {(a, b): (timings[b][0] - timings[a][0]) / (b - a) for a, b in pairs}
+    bare_slopes = {(a, b): (timings[b][1] - timings[a][1]) / (b - a) for a, b in pairs}
+    if len(slopes) < 2:
+        return []
+    spread = max(slopes.values()) / min(slopes.values())
+    detail = ", ".join(
+        f"{a:,}->{b:,}: {slope * 1000:.2f} (bare {bare_slopes[a, b] * 1000:.2f})"
+        for (a, b), slope in slopes.items()
+    )
+    return [
+        Row(
+            "scaling: marginal ms/exec spread",
+            f"{spread:.2f}x ({detail})",
+            "-",
+            spread,
+            "<= 1.2x (flat +-20 %)",
+            spread <= MAX_SPREAD,
+        )
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100,1000,10000")
-    sizes = [int(size) for size in parser.parse_args().sizes.split(",")]
-    print(f"{'executions':>10} {'waza-ci ms/exec':>16} {'bare ms/exec':>13} {'ratio':>6}")
-    for size in sizes:
-        harness, bare = measure(size)
-        print(
-            f"{size:>10,} {harness / size * 1000:>16.2f} {bare / size * 1000:>13.2f} "
-            f"{harness / bare:>6.2f}"
-        )
+    parser.add_argument("--repeats", type=int, default=3)
+    options = parser.parse_args()
+    sizes = [int(size) for size in options.sizes.split(",")]
+    table = rows(sizes, options.repeats)
+    for row in table:
+        print(f"{row.figure}: {row.value} | {row.baseline} | ratio {row.ratio:.2f}")
 
 
 if __name__ == "__main__":
