@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.action_process import run_action
 from tests.conftest import Project, make_results, make_run, run_cli_process
 from tests.fake_github import FakeGitHub
 from tests.test_action_yml import OUTPUTS
 from tests.test_entrypoint import TOKEN, Runner
+from waza_ci import __version__
 
 PAYLOAD = (
     "::error::PWNED\r\n::error::PWNED\n::set-output name=x::PWNED\r::add-mask::PWNED"
@@ -139,3 +141,18 @@ def test_the_action_writes_only_its_own_workflow_commands(
     for char in RAW_UNSAFE:
         assert char not in result.stdout + result.stderr, repr(char)
     assert not result.outputs.keys() - set(OUTPUTS), "no output forged by a payload"
+
+
+def test_the_actions_first_line_names_its_inputs_escaped(tmp_path: Path, project: Project) -> None:
+    # The start line comes before anything is loaded, so it must be escaped on its own.
+    hostile_eval = "evil\r::error::PWNED.yaml"
+    result = run_action(
+        tmp_path, project.root, {"eval": hostile_eval, "results": "a.json\nb*.json"}
+    )
+    assert result.returncode == 2, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first == (
+        f"waza-ci {__version__}: grading evil\\r::error::PWNED.yaml against a.json, b*.json"
+    )
+    for line in log_lines(result.stdout):
+        assert not INJECTED.match(line), repr(line)

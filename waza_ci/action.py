@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from waza_ci import __version__
 from waza_ci.action_settings import INPUT_DEFAULTS, ActionSettings, load_settings
 from waza_ci.errors import WazaCiError
 from waza_ci.gate_step import missing_baseline_note
@@ -44,6 +45,8 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     repo_root = env.get("GITHUB_WORKSPACE") or os.getcwd()
     try:
         settings = load_settings(env)
+        stdout.write(_start_line(settings))  # before the engine loads: the log shows life at once
+        stdout.flush()
         runner = RunnerEnv.from_mapping(env)
         head_sha = (
             resolve_head_sha(runner, settings.commit)
@@ -78,6 +81,17 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
     check = publish.publish_to_github(settings, runner, env, outcome, commands)
     publish.write_step_outputs(runner, env, outcome, check, commands)
     return gated_exit_code(outcome.summary, settings.fail_on, outcome.comparison)
+
+
+def _start_line(settings: ActionSettings) -> str:
+    """What this step is about to do, in one log line."""
+    results = ", ".join(settings.results)
+    if settings.merge:
+        doing = f"merging the shards' partial results {results}"
+    else:
+        shard = f" (shard {settings.shard.index}/{settings.shard.count})" if settings.shard else ""
+        doing = f"grading {settings.eval_path} against {results}{shard}"
+    return f"waza-ci {__version__}: {for_log(doing)}\n"
 
 
 def _request(settings: ActionSettings, env: Mapping[str, str], stdout: TextIO) -> GradeRequest:
