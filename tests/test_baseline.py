@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Project, make_results, make_run
-from waza_ci.baseline import (
+from waza_ci.gate.baseline import (
     Change,
     PassCount,
     Side,
@@ -17,7 +17,7 @@ from waza_ci.baseline import (
     compare,
     fisher_drop_p_value,
 )
-from waza_ci.gate import GateOptions, TaskPolicy
+from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 
 
 def side(key: str, passed: int, total: int, golden: bool = False, **graders: PassCount) -> Side:

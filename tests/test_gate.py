@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, make_results, make_run, run_cli_process
-from waza_ci import gate_cli
-from waza_ci.gate import (
+from waza_ci.gate import cli as gate_cli
+from waza_ci.gate.waza_gate import (
     GATE_EXIT_CONFIG_ERROR,
     GATE_EXIT_GOLDEN_FAILURE,
     GATE_EXIT_PASS,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from waza_ci import __version__
 from waza_ci.action_settings import INPUT_DEFAULTS, ActionSettings, load_settings
 from waza_ci.errors import WazaCiError
-from waza_ci.gate_step import missing_baseline_note
+from waza_ci.gate.step import missing_baseline_note
 from waza_ci.github.runner import RunnerEnv, WorkflowCommands, input_value, resolve_head_sha
 from waza_ci.report._text import for_log  # re only: cheap
 
@@ -54,7 +54,7 @@ def main(env: Mapping[str, str], stdout: TextIO = sys.stdout) -> int:
             if settings.check_run and settings.shard is None and runner.in_actions
             else None
         )
-        from waza_ci.baseline_io import gated_exit_code, load_baseline  # noqa: PLC0415 - see above
+        from waza_ci.gate.baseline_io import gated_exit_code, load_baseline  # noqa: PLC0415 - see above
 
         baseline_files, found = load_baseline(settings.gate.baseline)
         baseline_note = missing_baseline_note(settings.gate, settings.fail_on, found)

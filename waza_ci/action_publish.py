@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import TextIO
 
 from waza_ci.action_settings import ActionSettings
-from waza_ci.baseline import BaselineComparison
-from waza_ci.baseline_io import GATE_FAIL, compare_with_baseline, gate_status
 from waza_ci.errors import FailOn, WazaCiError
-from waza_ci.gate_step import gate_outputs
+from waza_ci.gate.baseline import BaselineComparison
+from waza_ci.gate.baseline_io import GATE_FAIL, compare_with_baseline, gate_status
+from waza_ci.gate.pr_comment import CommentContext, publish_comment
+from waza_ci.gate.step import gate_outputs
 from waza_ci.github.checks import (
     FIX_HINT,
     CheckRunClient,
@@ -33,7 +34,6 @@ from waza_ci.github.checks import (
 from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import RunnerEnv, WorkflowCommands, append_summary, write_outputs
 from waza_ci.outputs import write_text_files
-from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
 from waza_ci.report.build import build_report

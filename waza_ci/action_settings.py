@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from waza_ci.errors import FailOn, InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
-from waza_ci.gate_step import (
+from waza_ci.gate.step import (
     GATE_INPUT_DEFAULTS,
     GateSettings,
     boolean_input,

@@ -1,6 +1,6 @@
 """`waza-ci grade …`: argv -> GradeRequest -> engine -> files, stdout JSON, exit code.
 
-`waza-ci gate …` is handed to `gate_cli` (waza's gate, with waza's exit codes)."""
+`waza-ci gate …` is handed to `gate/cli.py` (waza's gate, with waza's exit codes)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from waza_ci import __version__, gate_cli
+import waza_ci.gate.cli as gate_cli
+from waza_ci import __version__
 from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, InputError, WazaCiError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.report._text import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
-    from waza_ci.baseline import BaselineComparison
     from waza_ci.engine import GradeReport
-    from waza_ci.gate import GateOptions
+    from waza_ci.gate.baseline import BaselineComparison
+    from waza_ci.gate.waza_gate import GateOptions
     from waza_ci.grading import Progress
     from waza_ci.outputs import OutputPlan
     from waza_ci.report.model import Report, SourceLinks
@@ -213,8 +214,8 @@ def _grade(args: argparse.Namespace) -> int:
     # Deferred (see the imports above); by now the arguments are known to be usable.
     import tempfile  # noqa: PLC0415
 
-    from waza_ci.baseline_io import compare_with_baseline  # noqa: PLC0415
     from waza_ci.engine import GradeRequest, prepare_grading, run_grading  # noqa: PLC0415
+    from waza_ci.gate.baseline_io import compare_with_baseline  # noqa: PLC0415
     from waza_ci.grading import grader_environment  # noqa: PLC0415
     from waza_ci.outputs import plan_outputs  # noqa: PLC0415
 
@@ -256,8 +257,8 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from waza_ci.baseline_io import compare_with_baseline  # noqa: PLC0415 - see the imports
     from waza_ci.engine import merge_grading  # noqa: PLC0415
+    from waza_ci.gate.baseline_io import compare_with_baseline  # noqa: PLC0415 - see the imports
     from waza_ci.outputs import plan_outputs  # noqa: PLC0415
 
     options, baseline_files, note = _baseline(args)
@@ -275,7 +276,7 @@ def _baseline(
     args: argparse.Namespace,
 ) -> tuple[GateOptions, tuple[ResultsFile, ...], str | None]:
     """The gate policy, the baseline files, and the note to print when there is none."""
-    from waza_ci.baseline_io import load_baseline  # noqa: PLC0415 - see the imports above
+    from waza_ci.gate.baseline_io import load_baseline  # noqa: PLC0415 - see the imports above
 
     options = gate_cli.gate_options(args)
     baseline_files, note = load_baseline(args.baseline)
@@ -291,7 +292,7 @@ def _finish(
     comparison: BaselineComparison | None = None,
     note: str | None = None,
 ) -> int:
-    from waza_ci.baseline_io import gated_exit_code  # noqa: PLC0415 - see the imports above
+    from waza_ci.gate.baseline_io import gated_exit_code  # noqa: PLC0415 - see the imports above
     from waza_ci.grading import stop_if_cancelled  # noqa: PLC0415
     from waza_ci.report.build import build_report  # noqa: PLC0415
     from waza_ci.report.regressions import flaky_of, render_regressions_text  # noqa: PLC0415

@@ -18,7 +18,7 @@ EXIT_GRADER_ERROR = 3
 
 class FailOn(StrEnum):
     """What fails the verdict: any failing task, only grader and context errors, or (with a
-    baseline) only what the regression gate counts (`waza_ci.baseline`)."""
+    baseline) only what the regression gate counts (`waza_ci.gate.baseline`)."""
 
     FAILURES = "failures"
     ERRORS = "errors"

@@ -9,15 +9,15 @@ import pytest
 
 from tests.fake_github import FakeGitHub, Fault
 from tests.github.conftest import REPOSITORY, TOKEN, FakeTime
-from waza_ci.baseline import PassCount, Side, compare
-from waza_ci.gate_step import CommentMode
+from waza_ci.gate.baseline import PassCount, Side, compare
+from waza_ci.gate.pr_comment import CommentContext, publish_comment
+from waza_ci.gate.step import CommentMode
 from waza_ci.github.comments import (
     CommentsUnavailable,
     StickyCommentClient,
     comment_marker,
 )
 from waza_ci.github.http import GitHubHttp
-from waza_ci.pr_comment import CommentContext, publish_comment
 from waza_ci.report.comment import render_comment
 from waza_ci.scoring import STATUS_FAILED, STATUS_PASSED, GradeSummary, RunGrade, TaskGrade
 

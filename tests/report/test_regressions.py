@@ -3,7 +3,7 @@ regressions first."""
 
 from __future__ import annotations
 
-from waza_ci.baseline import Change, PassCount, Side, compare
+from waza_ci.gate.baseline import Change, PassCount, Side, compare
 from waza_ci.report._text import utf8_len
 from waza_ci.report.build import build_report
 from waza_ci.report.regressions import (

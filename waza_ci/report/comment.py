@@ -8,7 +8,7 @@ pointing at the check run.
 
 from __future__ import annotations
 
-from waza_ci.baseline import BaselineComparison, Change
+from waza_ci.gate.baseline import BaselineComparison, Change
 from waza_ci.report._text import ELLIPSIS, one_line
 from waza_ci.report.markdown import escape_markdown
 from waza_ci.report.regressions import fit_table, flaky_of, table_rows, verdict_line

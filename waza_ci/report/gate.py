@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from waza_ci.gate import GateReport
+from waza_ci.gate.waza_gate import GateReport
 from waza_ci.report._text import for_log, one_line
 from waza_ci.report.markdown import escape_markdown
 

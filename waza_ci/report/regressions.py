@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from waza_ci.baseline import BaselineComparison, Change, PassCount, TaskChange
+from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
 from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
 from waza_ci.report.gate import code_span
 from waza_ci.report.markdown import (

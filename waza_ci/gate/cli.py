@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from waza_ci.errors import InputError, WazaCiError
-from waza_ci.gate import (
+from waza_ci.gate.waza_gate import (
     GATE_EXIT_CONFIG_ERROR,
     GateFormat,
     GateOptions,

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from waza_ci.baseline import BaselineComparison
-from waza_ci.gate_step import CommentMode
+from waza_ci.gate.baseline import BaselineComparison
+from waza_ci.gate.step import CommentMode
 from waza_ci.github.comments import (
     CommentResult,
     CommentsUnavailable,

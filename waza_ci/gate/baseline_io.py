@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from waza_ci.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.errors import EXIT_FAILED, EXIT_PASSED, FailOn
-from waza_ci.gate import GateOptions
+from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
+from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.results import ResultsFile, load_results, name_results_files
 from waza_ci.scoring import STATUS_PASSED, GradeSummary, TaskGrade
 

@@ -15,10 +15,10 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, TypeVar
 
 from waza_ci.errors import FailOn, InputError
-from waza_ci.gate import GateOptions, TaskPolicy
+from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 
 if TYPE_CHECKING:
-    from waza_ci.baseline import BaselineComparison
+    from waza_ci.gate.baseline import BaselineComparison
     from waza_ci.scoring import GradeSummary
 
 # The action parses its inputs with this module before anything heavy is loaded (an input
@@ -120,7 +120,7 @@ def gate_outputs(
 ) -> dict[str, str]:
     """The step outputs of the gate; counts are 0 and `baseline-pass-rate` empty without a
     baseline."""
-    from waza_ci.baseline_io import gate_status  # noqa: PLC0415 - see the imports above
+    from waza_ci.gate.baseline_io import gate_status  # noqa: PLC0415 - see the imports above
 
     tasks = summary.tasks
     passed = sum(1 for task in tasks if task.meets(summary.min_task_pass_rate))

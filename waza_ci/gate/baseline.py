@@ -14,7 +14,7 @@ regression; a verdict that flips within noise is reported as "within noise" and 
 With a single run on either side no test can tell anything apart, so a verdict flip from
 passed to failed is a regression. Flaky tasks are shown with a 95 % Wilson score interval.
 
-On top of the per-task rule, waza's own gate (`waza_ci.gate`) runs over the same tasks: the
+On top of the per-task rule, waza's own gate (`waza_gate.py`) runs over the same tasks: the
 aggregate pass-rate drop, golden tasks and the task-set policies. The gate fails when either
 fails. Pure: `baseline_io` builds the two sides from files and the graded summary.
 """
@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from waza_ci.gate import GateOptions, GateOutcome, GateReport, GateTask, evaluate_gate
+from waza_ci.gate.waza_gate import GateOptions, GateOutcome, GateReport, GateTask, evaluate_gate
 from waza_ci.scoring import STATUS_FAILED, STATUS_PASSED, meets_pass_rate
 from waza_ci.statistics import wilson_ci
 
