@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -10,7 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -208,3 +209,14 @@ def without_times(text: str) -> str:
     """A report with what measured time decides left out: durations, the slowest-graders
     list (its order too). Two gradings of the same inputs then read the same."""
     return _TIME.sub("<time>", _SLOWEST.sub("<slowest graders>", text))
+
+
+@pytest.fixture
+def started_pids() -> Iterator[list[int]]:
+    """Processes a test made escape (or leaves running) on purpose; killed afterwards so none
+    outlive the test."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

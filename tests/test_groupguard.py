@@ -4,14 +4,12 @@ with the parent-death signal as the fallback where it cannot."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,16 +22,6 @@ from waza_ci import program
 from waza_ci.groupguard import GUARD, GroupGuard
 
 
-@pytest.fixture
-def leftovers() -> Iterator[list[int]]:
-    """Pids a test leaves running on purpose; killed afterwards."""
-    pids: list[int] = []
-    yield pids
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-
-
 def run_script(source: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(source)],
@@ -44,7 +32,7 @@ def run_script(source: str) -> subprocess.Popen[str]:
 
 
 def test_watched_groups_die_with_their_writer_and_forgotten_ones_live(
-    leftovers: list[int],
+    started_pids: list[int],
 ) -> None:
     script = run_script(
         """
@@ -67,7 +55,7 @@ def test_watched_groups_die_with_their_writer_and_forgotten_ones_live(
     )
     assert script.stdout is not None
     leader, member, spared, watchman = map(int, script.stdout.readline().split())
-    leftovers.extend([leader, member, spared, watchman])
+    started_pids.extend([leader, member, spared, watchman])
     script.wait(timeout=10)
     for pid in (leader, member, watchman):
         wait_for(partial(dead, pid), timeout=10)
@@ -120,7 +108,7 @@ def test_without_a_watchman_the_grader_gets_a_parent_death_signal(
 
 
 def test_without_a_watchman_a_sigkilled_parent_still_takes_its_grader(
-    leftovers: list[int],
+    started_pids: list[int],
 ) -> None:
     script = run_script(
         """
@@ -131,7 +119,7 @@ def test_without_a_watchman_a_sigkilled_parent_still_takes_its_grader(
         """
     )
     grader = _wait_for_child(script.pid, "sleep")
-    leftovers.append(grader)
+    started_pids.append(grader)
     script.kill()
     script.wait(timeout=10)
     wait_for(lambda: dead(grader), timeout=10)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import resource
@@ -12,7 +11,6 @@ import sys
 import textwrap
 import time
 import tracemalloc
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -93,16 +91,6 @@ def becomes_gone(pid: int, within_s: float = 3.0) -> bool:
             return True
         time.sleep(0.02)
     return is_gone(pid)
-
-
-@pytest.fixture
-def started_pids() -> Iterator[list[int]]:
-    """Processes a test made escape on purpose; killed afterwards so none outlive the test."""
-    pids: list[int] = []
-    yield pids
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
 
 
 # --- stdin, env, cwd -------------------------------------------------------------------------
