@@ -17,7 +17,6 @@ Where it cannot start, program.py falls back to the parent-death signal.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -100,7 +99,7 @@ class GroupGuard:
         except OSError:
             # The watchman is gone (killed from outside); grading goes on without it, as it
             # would on a platform that has none.
-            with self._lock, contextlib.suppress(OSError):
+            with self._lock:
                 if self._fd == fd:
                     self._fd = None
                     self._unavailable = True
