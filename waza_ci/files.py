@@ -48,15 +48,9 @@ def read_regular_file(path: Path, *, what: str, max_bytes: int, hint: str = "") 
     Raises InputError naming `what` and the path for a missing, unreadable, non-regular or
     oversized file (`hint` says how to raise the limit).
     """
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError as err:
-        raise InputError(_open_problem(path, what, err), Location(str(path))) from None
-    try:
-        _require_regular(os.fstat(descriptor).st_mode, path, what)
-        return _read_capped(descriptor, path, what, max_bytes, hint)
-    finally:
-        os.close(descriptor)
+    with open_regular_file(path, what=what, max_bytes=max_bytes, hint=hint) as stream:
+        # Capped as it reads too: a file's size can grow after the check, or read as 0 (/proc).
+        return _read_capped(stream.fileno(), path, what, max_bytes, hint)
 
 
 def open_regular_file(path: Path, *, what: str, max_bytes: int, hint: str = "") -> BinaryIO:
