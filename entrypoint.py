@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """The container's entry point: run the waza-ci action with the runner's environment."""
 
-from waza_ci.isolation import scrubbed_environment
-from waza_ci.signals import exit_on_signals
+from waza_ci.sandbox.isolation import scrubbed_environment
+from waza_ci.sandbox.signals import exit_on_signals
 
 
 def main() -> int:
     exit_on_signals()  # before anything heavy: an interrupt now is one line, not a traceback
     env = scrubbed_environment()  # first: it may re-execute this script without the secrets
-    from waza_ci.action import main as run_action  # noqa: PLC0415 - only after the re-exec
+    from waza_ci.action.main import main as run_action  # noqa: PLC0415 - only after the re-exec
 
     return run_action(env)
 

@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from waza_ci.privatedir import create_context_file, verify_and_remove
-from waza_ci.program import run_program
+from waza_ci.sandbox.privatedir import create_context_file, verify_and_remove
+from waza_ci.sandbox.program import run_program
 
 TASKS, RUNS, GRADERS = 4, 3, 4
 SLEEP_S = 0.2

@@ -1,6 +1,6 @@
-"""Start-up: how long `import waza_ci.cli` and `waza-ci grade --help` take.
+"""Start-up: how long `import waza_ci.cli.main` and `waza-ci grade --help` take.
 
-The import is read from `python -X importtime` (cumulative microseconds of `waza_ci.cli`); the
+The import is read from `python -X importtime` (cumulative microseconds of `waza_ci.cli.main`); the
 command's wall time is compared with a bare `python -c pass` measured alternately in the same
 run (median of --repeats).
 
@@ -28,16 +28,16 @@ def _wall(argv: Sequence[str]) -> float:
 
 def import_seconds() -> float:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import waza_ci.cli"],
+        [sys.executable, "-X", "importtime", "-c", "import waza_ci.cli.main"],
         capture_output=True,
         text=True,
         check=True,
     )
     for line in done.stderr.splitlines():
         parts = [part.strip() for part in line.removeprefix("import time:").split("|")]
-        if len(parts) == 3 and parts[2] == "waza_ci.cli":
+        if len(parts) == 3 and parts[2] == "waza_ci.cli.main":
             return int(parts[1]) / 1e6
-    raise SystemExit("waza_ci.cli not in the -X importtime output")
+    raise SystemExit("waza_ci.cli.main not in the -X importtime output")
 
 
 def rows(repeats: int) -> list[Row]:
@@ -49,7 +49,7 @@ def rows(repeats: int) -> list[Row]:
     help_s, bare_s = median(helps), median(bares)
     return [
         Row(
-            "import waza_ci.cli",
+            "import waza_ci.cli.main",
             f"{imports:.3f} s",
             "-",
             imports / GOAL_S,

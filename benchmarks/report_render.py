@@ -30,7 +30,7 @@ from waza_ci.report.markdown import (
     render_markdown,
 )
 from waza_ci.report.model import report_json_text
-from waza_ci.scoring import GradeSummary
+from waza_ci.waza.scoring import GradeSummary
 
 
 def _output(size: int) -> str:

@@ -2,7 +2,7 @@
 
 The document is shaped like a regraded results file (100 tasks x 4 runs, 100 kB transcripts
 with `<`, `>` and `&` in tool output, integral and fractional float scores). waza-ci's writer
-(`waza_ci.results.write_results`, Go-style indented JSON, streamed) writes it to a file; the
+(`waza_ci.waza.results.write_results`, Go-style indented JSON, streamed) writes it to a file; the
 baseline is `json.dumps(document, ensure_ascii=False)` (compact, the standard library's C
 encoder) written to a file, measured alternately in the same process, median of --repeats.
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from _project import Row, median, transcript
 
-from waza_ci.results import write_results
+from waza_ci.waza.results import write_results
 
 GOAL = 2.0
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.action.test_entrypoint import DEMO_EXIT, DEMO_INPUTS, TOKEN, Runner
 from tests.conftest import DEMO, run_cli_process
 from tests.fake_github import FakeGitHub
-from tests.test_entrypoint import DEMO_EXIT, DEMO_INPUTS, TOKEN, Runner
 
 LIMIT = 256 * 1024  # RLIMIT_FSIZE in the child: the "disk" takes files up to 256 KiB
 

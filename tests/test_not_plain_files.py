@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.action.test_entrypoint import DEMO_EXIT, DEMO_INPUTS, TOKEN, Runner
 from tests.conftest import DEMO, FAST_PATH, ROOT, run_cli_process
 from tests.fake_github import FakeGitHub
-from tests.test_entrypoint import DEMO_EXIT, DEMO_INPUTS, TOKEN, Runner
 from waza_ci.errors import InputError
 from waza_ci.files import read_regular_file
 

@@ -1,15 +1,15 @@
 """`python -m waza_ci` and the `waza-ci` command: the command-line interface.
 
-Signals are handled before `waza_ci.cli` (and pydantic with it) is imported, so an interrupt
+Signals are handled before `waza_ci.cli.main` (and pydantic with it) is imported, so an interrupt
 during start-up ends with one line, not a traceback.
 """
 
-from waza_ci.signals import exit_on_signals
+from waza_ci.sandbox.signals import exit_on_signals
 
 
 def main() -> int:
     exit_on_signals()
-    from waza_ci.cli import main as cli_main  # noqa: PLC0415 - after the handlers are in place
+    from waza_ci.cli.main import main as cli_main  # noqa: PLC0415 - after the handlers are in place
 
     return cli_main()
 

@@ -32,15 +32,7 @@ from waza_ci.grading import (
     plan_grading,
     run_plan,
 )
-from waza_ci.results import ResultsFile, load_results, name_results_files
-from waza_ci.scoring import (
-    GradeSummary,
-    TaskDigestInput,
-    TaskGrade,
-    build_digest,
-    build_test_stats,
-)
-from waza_ci.shard import (
+from waza_ci.shard.plan import (
     PARTIAL_KEY,
     Shard,
     ShardSelection,
@@ -49,8 +41,16 @@ from waza_ci.shard import (
     partial_section,
     select_shard,
 )
-from waza_ci.spec import EvalSpec, LoadWarning, load_eval
-from waza_ci.usage import aggregate_usage, run_usages
+from waza_ci.waza.results import ResultsFile, load_results, name_results_files
+from waza_ci.waza.scoring import (
+    GradeSummary,
+    TaskDigestInput,
+    TaskGrade,
+    build_digest,
+    build_test_stats,
+)
+from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
+from waza_ci.waza.usage import aggregate_usage, run_usages
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ def _partial_files(
 def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
     """Join the shards' partial results files (paths or globs) into the report an unsharded
     grading of the same inputs gives; also returns the partials' paths. Raises InputError."""
-    from waza_ci.merge import merge_partials  # noqa: PLC0415 - its models only load for a merge
+    from waza_ci.shard.merge import merge_partials  # noqa: PLC0415 - its models only load for a merge
 
     with _collector_paused():
         files = load_results_files(patterns)

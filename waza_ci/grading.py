@@ -12,22 +12,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from waza_ci.cancellation import cancel_on_signals, cancellation_signal, cancelled
-from waza_ci.context import serialize_context
 from waza_ci.errors import InputError, Interrupted, Location
-from waza_ci.goexec import go_trim_space
-from waza_ci.groupguard import GUARD
-from waza_ci.orphans import child_pids, enable_orphan_adoption, kill_orphans
-from waza_ci.outcome import ProgramOutcome, describe_outcome, outcome_notes
-from waza_ci.privatedir import (
+from waza_ci.sandbox.cancellation import cancel_on_signals, cancellation_signal, cancelled
+from waza_ci.sandbox.goexec import go_trim_space
+from waza_ci.sandbox.groupguard import GUARD
+from waza_ci.sandbox.orphans import child_pids, enable_orphan_adoption, kill_orphans
+from waza_ci.sandbox.outcome import ProgramOutcome, describe_outcome, outcome_notes
+from waza_ci.sandbox.privatedir import (
     ContextFileError,
     create_context_file,
     verify_and_remove,
     wait_for_closes,
 )
-from waza_ci.program import run_program
-from waza_ci.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
-from waza_ci.scoring import (
+from waza_ci.sandbox.program import run_program
+from waza_ci.waza.context import serialize_context
+from waza_ci.waza.results import ResultsFile, SavedRun, SavedTask, SavedVerdict
+from waza_ci.waza.scoring import (
     PROBLEM_CANCELLED,
     PROBLEM_CLEANUP,
     PROBLEM_NOT_STARTED,
@@ -41,7 +41,7 @@ from waza_ci.scoring import (
     effective_weight,
     run_status,
 )
-from waza_ci.spec import PROGRAM_KIND, EvalSpec, GraderSpec, TaskSpec
+from waza_ci.waza.spec import PROGRAM_KIND, EvalSpec, GraderSpec, TaskSpec
 
 __all__ = [
     "cancel_on_signals",

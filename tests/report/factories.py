@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from waza_ci.errors import Location
-from waza_ci.scoring import (
+from waza_ci.waza.scoring import (
     PROBLEM_CLEANUP,
     PROBLEM_NOT_STARTED,
     PROBLEM_TIMED_OUT,

@@ -18,7 +18,7 @@ from waza_ci.report.annotations import (
     repo_relative_path,
 )
 from waza_ci.report.build import build_report
-from waza_ci.scoring import GradeSummary
+from waza_ci.waza.scoring import GradeSummary
 
 REPO = factories.REPO
 

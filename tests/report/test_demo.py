@@ -25,7 +25,7 @@ from waza_ci.report.build import build_report
 from waza_ci.report.markdown import render_check_summary, render_check_text, render_markdown
 from waza_ci.report.model import Report, SourceLinks, report_json_text
 from waza_ci.report.text import render_text
-from waza_ci.scoring import GradeSummary
+from waza_ci.waza.scoring import GradeSummary
 
 GOLDEN = Path(__file__).parent / "golden"
 DOCS_SUMMARY = ROOT / "docs" / "demo-summary.md"

@@ -33,7 +33,7 @@ from waza_ci.report.markdown import (
     render_markdown,
 )
 from waza_ci.report.model import Report, SourceLinks
-from waza_ci.scoring import GradeSummary
+from waza_ci.waza.scoring import GradeSummary
 
 GOLDEN = Path(__file__).parent / "golden"
 SHA = "0123456789abcdef0123456789abcdef01234567"

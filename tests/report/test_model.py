@@ -10,7 +10,7 @@ from tests.report import factories
 from waza_ci.report.build import build_report
 from waza_ci.report.model import SourceLinks, report_json_text
 from waza_ci.report.reasons import failure_signature, format_duration, reason_for, telling_line
-from waza_ci.scoring import Diagnosis
+from waza_ci.waza.scoring import Diagnosis
 
 REPO = factories.REPO
 

@@ -11,7 +11,7 @@ from waza_ci.report.regressions import (
     render_check_summary_with_regressions,
     render_summary_with_regressions,
 )
-from waza_ci.scoring import STATUS_FAILED, STATUS_PASSED, GradeSummary, RunGrade, TaskGrade
+from waza_ci.waza.scoring import STATUS_FAILED, STATUS_PASSED, GradeSummary, RunGrade, TaskGrade
 
 
 def _flaky_summary(count: int, name: str = "task") -> GradeSummary:

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from waza_ci.gate.waza_gate import GateOptions, GateOutcome, GateReport, GateTask, evaluate_gate
-from waza_ci.scoring import STATUS_FAILED, STATUS_PASSED, meets_pass_rate
-from waza_ci.statistics import wilson_ci
+from waza_ci.waza.scoring import STATUS_FAILED, STATUS_PASSED, meets_pass_rate
+from waza_ci.waza.statistics import wilson_ci
 
 NOISE_ALPHA = 0.05
 """The one-sided Fisher exact test's level: a smaller p-value is beyond noise."""

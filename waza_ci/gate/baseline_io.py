@@ -11,8 +11,8 @@ from typing import Any
 from waza_ci.errors import EXIT_FAILED, EXIT_PASSED, FailOn
 from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.gate.waza_gate import GateOptions
-from waza_ci.results import ResultsFile, load_results, name_results_files
-from waza_ci.scoring import STATUS_PASSED, GradeSummary, TaskGrade
+from waza_ci.waza.results import ResultsFile, load_results, name_results_files
+from waza_ci.waza.scoring import STATUS_PASSED, GradeSummary, TaskGrade
 
 # --- building the two sides ---------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 
 if TYPE_CHECKING:
     from waza_ci.gate.baseline import BaselineComparison
-    from waza_ci.scoring import GradeSummary
+    from waza_ci.waza.scoring import GradeSummary
 
 # The action parses its inputs with this module before anything heavy is loaded (an input
 # error should end the step at once), so what only the outputs need is imported there.

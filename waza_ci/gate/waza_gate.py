@@ -272,7 +272,7 @@ def load_gate_outcome(path: Path) -> GateOutcome:
     """The gate's view of a results file; an unreadable or malformed file is an InputError."""
     # Here, not at the top: `waza-ci --help` builds the gate's parser from this module and must
     # not wait for the results models (pydantic).
-    from waza_ci.results import load_results  # noqa: PLC0415
+    from waza_ci.waza.results import load_results  # noqa: PLC0415
 
     results = load_results(path)
     raw_tasks = results.raw.get("tasks") or []

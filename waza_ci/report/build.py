@@ -35,7 +35,7 @@ from waza_ci.report.reasons import (
     failure_signature,
     reason_for,
 )
-from waza_ci.scoring import (
+from waza_ci.waza.scoring import (
     PROBLEM_CLEANUP,
     PROBLEM_TIMED_OUT,
     STATUS_ERROR,

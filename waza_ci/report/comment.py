@@ -12,7 +12,7 @@ from waza_ci.gate.baseline import BaselineComparison, Change
 from waza_ci.report._text import ELLIPSIS, one_line
 from waza_ci.report.markdown import escape_markdown
 from waza_ci.report.regressions import fit_table, flaky_of, table_rows, verdict_line
-from waza_ci.scoring import GradeSummary
+from waza_ci.waza.scoring import GradeSummary
 
 COMMENT_LIMIT_CHARS = 65_536
 SEE_CHECK_RUN = "— see the check run"

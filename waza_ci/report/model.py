@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
-from waza_ci.scoring import (
+from waza_ci.waza.scoring import (
     SkippedTask,
 )
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from waza_ci.report._text import clean, one_line, shorten
-from waza_ci.scoring import (
+from waza_ci.waza.scoring import (
     PROBLEM_CANCELLED,
     PROBLEM_NOT_STARTED,
     PROBLEM_TIMED_OUT,

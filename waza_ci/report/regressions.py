@@ -23,7 +23,7 @@ from waza_ci.report.markdown import (
 )
 from waza_ci.report.model import Report
 from waza_ci.report.screen import ListMode
-from waza_ci.scoring import GradeSummary, TaskGrade
+from waza_ci.waza.scoring import GradeSummary, TaskGrade
 
 SECTION_LIMIT = 131_072
 """The section's share of the job summary (whose limit is 1 MiB); rows past it are counted."""

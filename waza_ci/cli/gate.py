@@ -1,0 +1,183 @@
+"""`waza-ci gate …`: waza's regression gate as a command, with waza's flags and exit codes.
+
+A thin shell: argv -> GateOptions -> two results files -> GateReport -> one of four formats.
+Unlike `waza-ci grade` (exit 2 for bad input), every usage or input error here exits 3, as
+`waza gate` does, so a workflow can swap one binary for the other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from waza_ci.errors import InputError, WazaCiError
+from waza_ci.gate.waza_gate import (
+    GATE_EXIT_CONFIG_ERROR,
+    GateFormat,
+    GateOptions,
+    GateOutcome,
+    TaskPolicy,
+    evaluate_gate,
+    load_gate_outcome,
+)
+
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+class _GateParser(argparse.ArgumentParser):
+    """Usage errors are configuration errors: one line, exit 3 (waza gate's code)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(GATE_EXIT_CONFIG_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
+    """waza gate's flags, with its defaults; validated after parsing, as waza does."""
+    parser.add_argument("--baseline", default="", metavar="FILE", help="the baseline results file")
+    parser.add_argument("--current", default="", metavar="FILE", help="the candidate results file")
+    add_gate_policy_arguments(parser)
+    parser.add_argument(
+        "-f", "--format", default="human", help="human|json|markdown|github-actions"
+    )
+
+
+def add_gate_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    """The thresholds and policies `waza-ci grade --baseline` shares with the gate."""
+    parser.add_argument(
+        "--max-regression-pct",
+        type=_go_float,
+        default=0.0,
+        metavar="P",
+        help="largest tolerated drop of the pass rate, in percentage points (default 0)",
+    )
+    parser.add_argument(
+        "--golden-must-pass",
+        type=_go_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        metavar="BOOL",
+        help="a task marked golden that did not pass fails the gate (default true; "
+        "--golden-must-pass=false turns it off)",
+    )
+    parser.add_argument("--on-new-tasks", default="allow", help="allow|warn|fail (default allow)")
+    parser.add_argument("--on-removed-tasks", default="warn", help="allow|warn|fail (default warn)")
+
+
+def build_gate_parser() -> argparse.ArgumentParser:
+    parser = _GateParser(
+        prog="waza-ci gate",
+        description="Compare a candidate results file with a baseline and fail on regressions, "
+        "as `waza gate` does. Exit 0 pass, 1 regression or task-set policy, 2 golden failure, "
+        "3 configuration error.",
+    )
+    add_gate_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str], stdout: TextIO, step_summary: str | None) -> int:
+    """Run the gate; `step_summary` is $GITHUB_STEP_SUMMARY (the github-actions format
+    appends the Markdown report to it)."""
+    # Imported here, not at the top, so that `waza-ci --help` (which builds this parser) stays
+    # light: the report and the results models load only for a gate run.
+    from waza_ci.report.gate import (  # noqa: PLC0415
+        gate_annotations,
+        render_gate_human,
+        render_gate_markdown,
+    )
+    from waza_ci.waza.results import dump_json  # noqa: PLC0415
+
+    args = build_gate_parser().parse_args(argv)
+    try:
+        output_format, options = _validate(args)
+        baseline = _load(args.baseline, "baseline")
+        current = _load(args.current, "current")
+    except WazaCiError as err:
+        print(f"waza-ci gate: error: {err}", file=sys.stderr)
+        return GATE_EXIT_CONFIG_ERROR
+    report = evaluate_gate(
+        baseline, current, options, baseline_file=args.baseline, current_file=args.current
+    )
+    if output_format is GateFormat.JSON:
+        stdout.write(dump_json(report.to_json()))
+    elif output_format is GateFormat.MARKDOWN:
+        stdout.write(render_gate_markdown(report))
+    elif output_format is GateFormat.GITHUB_ACTIONS:
+        # Here only: `waza-ci grade` imports this module for its parser, and needs none of it.
+        from waza_ci.github.runner import WorkflowCommands, append_summary  # noqa: PLC0415
+
+        commands = WorkflowCommands(stdout)
+        for note in gate_annotations(report):
+            commands.issue(note.level, note.message, {"title": note.title})
+        if step_summary:
+            try:
+                append_summary(step_summary, render_gate_markdown(report))
+            except OSError as err:  # waza writes the summary best-effort too
+                commands.warning(f"could not write the job summary to {step_summary}: {err}")
+    else:
+        stdout.write(render_gate_human(report))
+    return report.exit_code
+
+
+def _validate(args: argparse.Namespace) -> tuple[GateFormat, GateOptions]:
+    if not args.baseline.strip():
+        raise InputError("--baseline is required")
+    if not args.current.strip():
+        raise InputError("--current is required")
+    options = gate_options(args)
+    try:
+        output_format = GateFormat(args.format)
+    except ValueError:
+        raise InputError(
+            f"--format must be one of human|json|markdown|github-actions, got {args.format!r}"
+        ) from None
+    return output_format, options
+
+
+def gate_options(args: argparse.Namespace) -> GateOptions:
+    """The policy flags as GateOptions; a bad value is an InputError naming the flag."""
+    return GateOptions(
+        max_regression_pct=args.max_regression_pct,
+        golden_must_pass=args.golden_must_pass,
+        on_new_tasks=_policy("--on-new-tasks", args.on_new_tasks),
+        on_removed_tasks=_policy("--on-removed-tasks", args.on_removed_tasks),
+    )
+
+
+def _policy(flag: str, value: str) -> TaskPolicy:
+    try:
+        return TaskPolicy(value)
+    except ValueError:
+        raise InputError(f"{flag} must be one of allow|warn|fail, got {value!r}") from None
+
+
+def _load(path: str, which: str) -> GateOutcome:
+    try:
+        return load_gate_outcome(Path(path))
+    except WazaCiError as err:
+        raise InputError(f"loading {which}: {err}") from None
+
+
+def _go_float(text: str) -> float:
+    # Go's ParseFloat; NaN is refused later with the threshold check.
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError("must be a number, not NaN")
+    return value
+
+
+def _go_bool(text: str) -> bool:
+    # The spellings Go's strconv.ParseBool accepts.
+    if text in _GO_TRUE:
+        return True
+    if text in _GO_FALSE:
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean {text!r}")

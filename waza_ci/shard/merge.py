@@ -1,0 +1,379 @@
+"""Join the partial results files of N shards into what one unsharded grading produces.
+
+Each partial is a regraded results file holding the tasks its shard graded (shard 1 also the
+tasks no shard grades), plus a `waza_ci` section (see shard.py). The merge checks that the
+partials come from the same inputs and cover every shard of every results file exactly once,
+with every task held and graded once; any problem is an InputError naming the shard and the
+file. It then puts each file back together in its order and rebuilds the report's view of each
+task (verdicts, run status) with grading.py's and scoring.py's functions. The stats of a task
+were computed by its shard with the same function an unsharded run uses and travel in its
+results file; the engine rebuilds the top-level digest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from waza_ci.errors import InputError, Location
+from waza_ci.grading import errored_run_grade, saved_verdict
+from waza_ci.shard.plan import PARTIAL_FORMAT, PARTIAL_KEY
+from waza_ci.waza.results import ResultsFile, SavedRun, SavedVerdict
+from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, SkippedTask, TaskGrade, run_status
+from waza_ci.waza.spec import LoadWarning
+
+
+class _Model(BaseModel):
+    # Written by waza-ci itself; strict types, unknown keys ignored (a later minor addition).
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class _LocationModel(_Model):
+    file: str
+    line: int | None = None
+    json_path: str | None = None
+
+    def location(self) -> Location:
+        return Location(self.file, self.line, self.json_path)
+
+
+class _GraderModel(_Model):
+    name: str
+    kind: str
+    location: _LocationModel
+
+
+class _VerdictModel(_Model):
+    run: int
+    grader: str
+    error: str | None
+    notes: list[str]
+    problem: str | None = None
+    timeout_s: float | None = None
+    timeout_source: str = ""
+
+
+class _TaskModel(_Model):
+    test_id: str
+    position: int
+    index: int
+    display_name: str
+    location: _LocationModel | None
+    graders: list[_GraderModel]
+    program_graders: list[str]
+    verdicts: list[_VerdictModel]
+
+
+class _ShardModel(_Model):
+    index: int
+    count: int
+
+
+class _EvalModel(_Model):
+    name: str
+    path: str
+
+
+class _SkippedModel(_Model):
+    results_name: str
+    test_id: str
+    reason: str
+
+
+class _WarningModel(_Model):
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def to_warning(self) -> LoadWarning:
+        where = Location(self.file, line=self.line) if self.file is not None else None
+        return LoadWarning(self.message, where)
+
+
+class PartialSection(_Model):
+    format: int
+    shard: _ShardModel
+    inputs_digest: str
+    eval: _EvalModel
+    results_files: list[str]
+    results_name: str
+    results_tasks: int
+    task_indexes: list[int]
+    total_tasks: int
+    skipped: list[_SkippedModel]
+    warnings: list[_WarningModel]
+    tasks: list[_TaskModel]
+    elapsed_ms: int = 0
+    task_filter: str | None = None
+
+
+@dataclass(frozen=True)
+class Partial:
+    file: ResultsFile
+    section: PartialSection
+    local: dict[int, int]
+    """A task's index in the results file -> its index in this partial's `tasks`."""
+
+    @property
+    def label(self) -> str:
+        shard = self.section.shard
+        return f"shard {shard.index}/{shard.count} of {self.section.results_name}"
+
+
+@dataclass(frozen=True)
+class MergedFile:
+    """One results file rebuilt from its partials (its `summary` is not yet recomputed)."""
+
+    name: str
+    base: ResultsFile
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MergedGrading:
+    eval_name: str
+    eval_path: str
+    results_names: tuple[str, ...]
+    tasks: tuple[TaskGrade, ...]
+    skipped: tuple[SkippedTask, ...]
+    warnings: tuple[LoadWarning, ...]
+    files: tuple[MergedFile, ...]
+    elapsed_ms: int = 0
+    """The longest shard's grading time: the shards run side by side."""
+    task_filter: str | None = None
+    """The one task id (`--task`) the shards were cut to (their inputs digest holds it too)."""
+
+
+def read_partial(file: ResultsFile) -> Partial:
+    """The `waza_ci` section of a loaded partial; an InputError naming the place if bad."""
+    raw = file.raw.get(PARTIAL_KEY)
+    if raw is None:
+        raise InputError(
+            "not a waza-ci partial results file (no `waza_ci` section; write it with "
+            "`waza-ci grade --shard I/N --output …`)",
+            Location(str(file.path), json_path=f"$.{PARTIAL_KEY}"),
+        )
+    if isinstance(raw, dict) and raw.get("format") != PARTIAL_FORMAT:
+        raise InputError(
+            f"partial format {raw.get('format')!r} is not supported ({PARTIAL_FORMAT} expected)",
+            Location(str(file.path), json_path=f"$.{PARTIAL_KEY}.format"),
+        )
+    try:
+        section = PartialSection.model_validate(raw)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        raise InputError(
+            first["msg"].lower(), Location(str(file.path), json_path=f"$.{PARTIAL_KEY}{where}")
+        ) from None
+    return Partial(file, section, _check_section(file, section))
+
+
+def _check_section(file: ResultsFile, section: PartialSection) -> dict[int, int]:
+    def fail(message: str, path: str) -> InputError:
+        return InputError(message, Location(str(file.path), json_path=f"$.{PARTIAL_KEY}{path}"))
+
+    shard = section.shard
+    if shard.count < 1 or not 1 <= shard.index <= shard.count:
+        raise fail(f"shard {shard.index}/{shard.count} is not a shard I/N", ".shard")
+    if section.results_name not in section.results_files:
+        raise fail(f"results file {section.results_name!r} is not listed", ".results_name")
+    tasks = file.model.tasks
+    indexes = section.task_indexes
+    if len(indexes) != len(tasks) or not all(0 <= i < section.results_tasks for i in indexes):
+        raise fail(f"does not list the file's {len(tasks)} task(s)", ".task_indexes")
+    local = {index: number for number, index in enumerate(indexes)}
+    for number, entry in enumerate(section.tasks):
+        at = local.get(entry.index)
+        if at is None or tasks[at].test_id != entry.test_id:
+            raise fail(f"task {entry.test_id!r} is not in the file", f".tasks[{number}]")
+        if not 0 <= entry.position < section.total_tasks:
+            raise fail(f"task position {entry.position} is out of range", f".tasks[{number}]")
+    return local
+
+
+def merge_partials(files: Sequence[ResultsFile]) -> MergedGrading:
+    """Validate the partials as one complete, consistent set and rebuild the grading."""
+    partials = [read_partial(file) for file in files]
+    reference = partials[0]
+    for partial in partials[1:]:
+        _check_same_inputs(reference, partial)
+    by_file = _check_coverage(reference.section, partials)
+    graded = _check_tasks(reference.section, partials)
+    several = len(reference.section.results_files) > 1
+    tasks = tuple(_task_grade(partial, entry, several) for partial, entry in graded)
+    section = reference.section
+    return MergedGrading(
+        eval_name=section.eval.name,
+        eval_path=section.eval.path,
+        results_names=tuple(section.results_files),
+        tasks=tasks,
+        skipped=tuple(SkippedTask(s.results_name, s.test_id, s.reason) for s in section.skipped),
+        warnings=tuple(w.to_warning() for w in section.warnings),
+        files=tuple(_merged_file(name, shards) for name, shards in by_file.items()),
+        elapsed_ms=max(p.section.elapsed_ms for p in partials),
+        task_filter=section.task_filter,
+    )
+
+
+def _check_same_inputs(reference: Partial, partial: Partial) -> None:
+    ref, other = reference.section, partial.section
+    if other.shard.count != ref.shard.count:
+        raise InputError(
+            f"{partial.label} was cut into {other.shard.count} shards, but "
+            f"{reference.file.path} into {ref.shard.count}",
+            Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.shard"),
+        )
+    if other.inputs_digest != ref.inputs_digest:
+        raise InputError(
+            f"{partial.label} was graded from other inputs than {reference.file.path} "
+            f"(inputs digest {other.inputs_digest[:12]}… vs {ref.inputs_digest[:12]}…): "
+            "every shard needs the same eval, task files, results files and graders",
+            Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.inputs_digest"),
+        )
+
+
+def _check_coverage(
+    reference: PartialSection, partials: Sequence[Partial]
+) -> dict[str, list[Partial]]:
+    """Every (results file, shard) exactly once; the partials per file, in shard order."""
+    seen: dict[tuple[str, int], Partial] = {}
+    for partial in partials:
+        key = (partial.section.results_name, partial.section.shard.index)
+        if key in seen:
+            raise InputError(
+                f"{partial.label} is given twice: {seen[key].file.path} and {partial.file.path}",
+                Location(str(partial.file.path)),
+            )
+        seen[key] = partial
+    count = reference.shard.count
+    for name in reference.results_files:
+        for index in range(1, count + 1):
+            if (name, index) not in seen:
+                raise InputError(
+                    f"shard {index}/{count} of {name} is missing: none of the "
+                    f"{len(partials)} partial file(s) given holds it"
+                )
+    return {
+        name: [seen[(name, index)] for index in range(1, count + 1)]
+        for name in reference.results_files
+    }
+
+
+def _check_tasks(
+    reference: PartialSection, partials: Sequence[Partial]
+) -> list[tuple[Partial, _TaskModel]]:
+    """Each task of the whole plan graded by exactly one shard; returned in plan order."""
+    by_position: dict[int, tuple[Partial, _TaskModel]] = {}
+    for partial in partials:
+        for entry in partial.section.tasks:
+            if entry.position in by_position:
+                other = by_position[entry.position][0]
+                raise InputError(
+                    f"task {entry.test_id!r} is graded by both {other.label} "
+                    f"({other.file.path}) and {partial.label}",
+                    Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.tasks"),
+                )
+            by_position[entry.position] = (partial, entry)
+    missing = [p for p in range(reference.total_tasks) if p not in by_position]
+    if missing:
+        raise InputError(
+            f"{len(missing)} task(s) of the plan were graded by no shard (the partials were "
+            "edited or come from a different version of waza-ci)"
+        )
+    return [by_position[position] for position in range(reference.total_tasks)]
+
+
+def _merged_file(name: str, shards: Sequence[Partial]) -> MergedFile:
+    """The results file put back together: every task from the one partial holding it, in
+    the file's order; the other fields from shard 1's (the same in every partial)."""
+    count = shards[0].section.results_tasks
+    tasks: list[Any] = [None] * count
+    holder: dict[int, Partial] = {}
+    for partial in shards:
+        for index, task in zip(
+            partial.section.task_indexes, partial.file.raw["tasks"], strict=True
+        ):
+            if index in holder:
+                raise InputError(
+                    f"$.tasks[{index}] of {name} is in both {holder[index].label} "
+                    f"({holder[index].file.path}) and {partial.label}",
+                    Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.task_indexes"),
+                )
+            holder[index] = partial
+            tasks[index] = task
+    if len(holder) != count:
+        missing = min(set(range(count)) - set(holder))
+        raise InputError(f"$.tasks[{missing}] of {name} is in none of its partials")
+    base = shards[0].file
+    raw = {key: value for key, value in base.raw.items() if key != PARTIAL_KEY}
+    raw["tasks"] = tasks
+    return MergedFile(name, base, raw)
+
+
+def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade:
+    name = partial.section.results_name
+    saved = partial.file.model.tasks[partial.local[entry.index]]
+    program = set(entry.program_graders)
+    extras = {(v.run, v.grader): v for v in entry.verdicts}
+    return TaskGrade(
+        key=f"{name}:{entry.test_id}" if several else entry.test_id,
+        results_name=name,
+        test_id=entry.test_id,
+        display_name=entry.display_name,
+        runs=tuple(
+            _run_grade(run, program, extras, run_index) for run_index, run in enumerate(saved.runs)
+        ),
+        graders={g.name: GraderRef(g.name, g.kind, g.location.location()) for g in entry.graders},
+        task_location=entry.location.location() if entry.location else None,
+    )
+
+
+def _run_grade(
+    run: SavedRun,
+    program: set[str],
+    extras: dict[tuple[int, str], _VerdictModel],
+    run_index: int,
+) -> RunGrade:
+    if run.errored:
+        return errored_run_grade(run)
+    verdicts = []
+    for name, saved in sorted((run.validations or {}).items()):
+        extra = extras.get((run_index, name))
+        verdicts.append(
+            saved_verdict(
+                name,
+                saved,
+                regraded=name in program,
+                error=extra.error if extra else None,
+                notes=tuple(extra.notes) if extra else (),
+                diagnosis=_diagnosis(saved, extra) if name in program else None,
+            )
+        )
+    return RunGrade(
+        run_number=run.run_number,
+        status=run_status(verdicts),
+        verdicts=tuple(verdicts),
+        duration_ms=run.duration_ms,
+    )
+
+
+def _diagnosis(saved: SavedVerdict, extra: _VerdictModel | None) -> Diagnosis:
+    """A shard's program verdict as the report needs it: the program's output, kept in waza's
+    `details`, and, for a grader error, its kind and a timeout's limit, from the section."""
+    details = saved.details or {}
+    return Diagnosis(
+        exit_error=_text(details.get("exit_error")) or None,
+        stdout=_text(details.get("stdout")),
+        stderr=_text(details.get("stderr")),
+        problem=extra.problem if extra else None,
+        timeout_s=extra.timeout_s if extra else None,
+        timeout_source=extra.timeout_source if extra else "",
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,419 @@
+"""waza's aggregation, pure: run status and scores, task stats, the digest, the GradeOutcome.
+
+Everything here is a function of its arguments (same input, same output), which is what makes
+the report identical whatever `--jobs` is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, FailOn, Location
+from waza_ci.waza.statistics import bootstrap_ci, pass_hat_k_curve, wilson_ci
+
+STATUS_PASSED = "passed"
+STATUS_FAILED = "failed"
+STATUS_ERROR = "error"
+
+
+_RATE_SLACK = 1e-9  # 2 of 3 runs meets a threshold written as 0.6666666667
+
+
+def meets_pass_rate(passed: int, total: int, min_rate: float) -> bool:
+    """A task's verdict: at least `min_rate` of its runs passed. No run at all passes, as in
+    waza (nothing failed)."""
+    return total == 0 or passed >= min_rate * total - _RATE_SLACK
+
+
+def effective_weight(weight: float) -> float:
+    """waza treats a weight of zero or less as 1."""
+    return weight if weight > 0 else 1.0
+
+
+PROBLEM_NOT_STARTED = "not-started"
+PROBLEM_TIMED_OUT = "timed-out"
+PROBLEM_CANCELLED = "cancelled"
+PROBLEM_CLEANUP = "cleanup"
+"""Why a verdict has an `error`: the program never ran, ran out of time, was cancelled, or its
+grading-context directory could not be written, verified or removed (a clean-up error)."""
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A regraded verdict in the program's own words, for the report to explain it.
+
+    waza's `feedback` folds exit text and stderr into one string; the report needs them apart
+    (the reason line is the last informative stderr line, a timeout names its limit).
+    """
+
+    exit_error: str | None
+    """Go's exit text (`exit status 1`, `exec: "node": executable file not found in $PATH`);
+    None on exit 0."""
+    stdout: str = ""
+    stderr: str = ""
+    problem: str | None = None
+    """One of the PROBLEM_* values, or None when the program ran to completion in time."""
+    timeout_s: float | None = None
+    timeout_source: str = ""
+    """Where the limit came from: `config.timeout at eval.yaml:12`, `.waza.yaml`, the default."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One entry of a run's `validations`, as the report sees it."""
+
+    name: str
+    kind: str
+    score: float
+    weight: float
+    passed: bool
+    feedback: str
+    regraded: bool
+    """True when waza-ci ran this grader now; False for a saved verdict kept unchanged."""
+    error: str | None = None
+    """A grader error (could not start, timed out) or grading-context error; fails with exit 3.
+    A verdict with an error never has `passed` true."""
+    duration_ms: int = 0
+    diagnosis: Diagnosis | None = None
+    """Set for verdicts this grading produced; None for kept ones."""
+    notes: tuple[str, ...] = ()
+    """What waza-ci adds for the report only (a timeout's limit, output cut to the cap); never
+    written to the waza-format results file."""
+
+
+@dataclass(frozen=True)
+class RunGrade:
+    """A run after grading: its verdicts (sorted by name, as waza's map prints) and status."""
+
+    run_number: int
+    status: str
+    verdicts: tuple[Verdict, ...]
+    duration_ms: int = 0
+    error_msg: str | None = None
+    """Set for runs that errored in the original execution; they are not graded."""
+
+    @property
+    def weighted_score(self) -> float:
+        return weighted_score(self.verdicts)
+
+    @property
+    def score(self) -> float:
+        return mean_score(self.verdicts)
+
+    @property
+    def regraded(self) -> bool:
+        return self.status != STATUS_ERROR
+
+
+@dataclass(frozen=True)
+class GraderRef:
+    """A grader of the spec and the YAML line that defines it."""
+
+    name: str
+    kind: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class TaskGrade:
+    """One task of one results file, graded."""
+
+    key: str
+    """The GradeOutcome key: the test id, or `<results file>:<test id>` with several files."""
+    results_name: str
+    test_id: str
+    display_name: str
+    runs: tuple[RunGrade, ...]
+    graders: Mapping[str, GraderRef] = field(default_factory=dict)
+    task_location: Location | None = None
+
+    @property
+    def overall_score(self) -> float:
+        if not self.runs:
+            return 0.0
+        return sum(run.weighted_score for run in self.runs) / len(self.runs)
+
+    @property
+    def passed(self) -> bool:
+        return all(run.status == STATUS_PASSED for run in self.runs)
+
+    @property
+    def runs_passed(self) -> int:
+        return sum(1 for run in self.runs if run.status == STATUS_PASSED)
+
+    def meets(self, min_rate: float) -> bool:
+        """Passed under `--min-task-pass-rate` (1.0 is `passed`: every run)."""
+        return meets_pass_rate(self.runs_passed, len(self.runs), min_rate)
+
+    @property
+    def status(self) -> str:
+        return STATUS_PASSED if self.passed else STATUS_FAILED
+
+    @property
+    def grader_averages(self) -> dict[str, float]:
+        totals: dict[str, list[float]] = {}
+        for run in self.runs:
+            for verdict in run.verdicts:
+                weight = effective_weight(verdict.weight)
+                pair = totals.setdefault(verdict.name, [0.0, 0.0])
+                pair[0] += verdict.score * weight
+                pair[1] += weight
+        return {name: totals[name][0] / totals[name][1] for name in sorted(totals)}
+
+
+@dataclass(frozen=True)
+class SkippedTask:
+    """A spec task with nothing to grade in a results file, and why."""
+
+    results_name: str
+    test_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class GradeSummary:
+    """Everything the reports need: graded tasks in a stable order, and what was skipped."""
+
+    eval_name: str
+    eval_path: str
+    results_names: tuple[str, ...]
+    tasks: tuple[TaskGrade, ...]
+    skipped: tuple[SkippedTask, ...] = ()
+    elapsed_ms: int = 0
+    """Wall-clock time the grading took (0 when not measured)."""
+    min_task_pass_rate: float = 1.0
+    """A task passes when at least this share of its runs pass; 1.0 (every run) is waza's."""
+    task_filter: str | None = None
+    """The one task id (`--task`) graded, if any: a baseline is compared on that task alone."""
+
+    @property
+    def overall_score(self) -> float:
+        if not self.tasks:
+            return 0.0
+        return sum(task.overall_score for task in self.tasks) / len(self.tasks)
+
+    @property
+    def passed(self) -> bool:
+        return all(task.meets(self.min_task_pass_rate) for task in self.tasks)
+
+    @property
+    def runs(self) -> tuple[RunGrade, ...]:
+        return tuple(run for task in self.tasks for run in task.runs)
+
+    @property
+    def runs_total(self) -> int:
+        return len(self.runs)
+
+    @property
+    def runs_graded(self) -> int:
+        return sum(1 for run in self.runs if run.regraded)
+
+    @property
+    def runs_failed(self) -> int:
+        """Runs that did not pass: a failing verdict, or an error in the original execution."""
+        return sum(1 for run in self.runs if run.status != STATUS_PASSED)
+
+    @property
+    def runs_errored(self) -> int:
+        return sum(1 for run in self.runs if run.status == STATUS_ERROR)
+
+    @property
+    def grader_errors(self) -> int:
+        return sum(1 for run in self.runs for verdict in run.verdicts if verdict.error)
+
+    def exit_code(self, fail_on: FailOn = FailOn.FAILURES) -> int:
+        """0 passed, 1 a task did not pass, 3 a grader or context error (3 wins over 1).
+
+        With `regressions` only errors count here; the shells add the gate's verdict."""
+        if self.grader_errors:
+            return EXIT_GRADER_ERROR
+        if not self.passed and fail_on is FailOn.FAILURES:
+            return EXIT_FAILED
+        return EXIT_PASSED
+
+    def outcome_json(self) -> dict[str, Any]:
+        """The JSON `waza grade` prints: overall score, passed, and per task its averages."""
+        outcome: dict[str, Any] = {"overall_score": self.overall_score, "passed": self.passed}
+        # waza's `tasks` is a Go map, which prints its keys sorted.
+        tasks = {
+            task.key: {
+                "overall_score": task.overall_score,
+                "passed": task.passed,
+                **({"grader_averages": task.grader_averages} if task.grader_averages else {}),
+            }
+            for task in sorted(self.tasks, key=lambda t: t.key)
+        }
+        if tasks:
+            outcome["tasks"] = tasks
+        return outcome
+
+
+def weighted_score(verdicts: Sequence[Verdict]) -> float:
+    """Σ(score·w)/Σw over the verdicts; no verdicts scores 0."""
+    if not verdicts:
+        return 0.0
+    total_weight = sum(effective_weight(v.weight) for v in verdicts)
+    return sum(v.score * effective_weight(v.weight) for v in verdicts) / total_weight
+
+
+def mean_score(verdicts: Sequence[Verdict]) -> float:
+    """The plain mean of the scores (waza's unweighted run score)."""
+    if not verdicts:
+        return 0.0
+    return sum(v.score for v in verdicts) / len(verdicts)
+
+
+def run_status(verdicts: Sequence[Verdict]) -> str:
+    """`passed` iff every verdict passed; a run with no graders passes (with score 0)."""
+    return STATUS_PASSED if all(v.passed for v in verdicts) else STATUS_FAILED
+
+
+def std_dev(values: Sequence[float]) -> float:
+    """Population standard deviation; 0 for fewer than two values."""
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def build_test_stats(runs: Sequence[RunGrade]) -> dict[str, Any] | None:
+    """waza's TestStats for a task's runs (ComputeTestStats), as the results file stores it."""
+    if not runs:
+        return None
+    count = len(runs)
+    scores = [run.score for run in runs]
+    weighted = [run.weighted_score for run in runs]
+    passed = sum(1 for run in runs if run.status == STATUS_PASSED)
+    failed = sum(1 for run in runs if run.status == STATUS_FAILED)
+    errored = sum(1 for run in runs if run.status == STATUS_ERROR)
+    deviation = std_dev(scores)
+    pass_rate = passed / count
+    stats: dict[str, Any] = {
+        "pass_rate": pass_rate,
+        "flakiness_percent": 0.0,
+        "passed_runs": passed,
+        "failed_runs": failed,
+        "error_runs": errored,
+        "total_runs": count,
+        "avg_score": sum(scores) / count,
+        "avg_weighted_score": sum(weighted) / count,
+        "min_score": min(scores),
+        "max_score": max(scores),
+        "std_dev_score": deviation,
+        "score_variance": deviation * deviation,
+        "ci95_lo": 0.0,
+        "ci95_hi": 0.0,
+        "flaky": 0 < pass_rate < 1,
+        "avg_duration_ms": sum(run.duration_ms for run in runs) // count,
+    }
+    if stats["flaky"]:
+        stats["flakiness_percent"] = min(passed, count - passed) / count * 100
+    if count >= 2:
+        ci = bootstrap_ci(weighted)
+        stats["bootstrap_ci"] = ci
+        stats["ci95_lo"] = ci["lower"]
+        stats["ci95_hi"] = ci["upper"]
+        stats["pass_rate_ci"] = wilson_ci(passed, count)  # schema 1.5
+    return stats
+
+
+@dataclass(frozen=True)
+class TaskDigestInput:
+    """What the digest needs of one task: its status, stats and group."""
+
+    status: str
+    stats: Mapping[str, Any] | None
+    group: str = ""
+
+
+def build_digest(
+    tasks: Sequence[TaskDigestInput],
+    duration_ms: int,
+    runs_per_test: int = 1,
+    usage: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """waza's OutcomeDigest (BuildDigest) over the regraded tasks; `usage` is the runs' summed
+    usage (`usage.aggregate_usage`), omitted when None.
+
+    `statistics` is present only when runs_per_test > 1 and at least two tasks have stats, as
+    in waza: a bootstrap interval over the tasks' weighted scores, the Wilson interval of the
+    share of tasks that passed, and the pass^k curve (schema 1.5).
+    """
+    total = len(tasks)
+    avg_scores = [_stat(t.stats, "avg_score") for t in tasks]
+    weighted = [_stat(t.stats, "avg_weighted_score") for t in tasks]
+    digest: dict[str, Any] = {
+        "total_tests": total,
+        "succeeded": sum(1 for t in tasks if t.status == STATUS_PASSED),
+        "failed": sum(1 for t in tasks if t.status == STATUS_FAILED),
+        "errors": sum(1 for t in tasks if t.status == STATUS_ERROR),
+        "skipped": sum(1 for t in tasks if t.status == "skipped"),
+        "success_rate": 0.0,
+        "aggregate_score": sum(avg_scores) / total if total else 0.0,
+        "weighted_score": sum(weighted) / total if total else 0.0,
+        "min_score": min(avg_scores, default=0.0) if total else 0.0,
+        "max_score": max(avg_scores, default=0.0) if total else 0.0,
+        "std_dev": std_dev(avg_scores),
+        "duration_ms": duration_ms,
+    }
+    if total:
+        digest["success_rate"] = digest["succeeded"] / total
+    groups = _group_stats(tasks)
+    if groups:
+        digest["groups"] = groups
+    if usage is not None:
+        digest["usage"] = dict(usage)
+    per_task = [_stat(t.stats, "avg_weighted_score") for t in tasks if t.stats]
+    if runs_per_test > 1 and len(per_task) >= 2:
+        statistics: dict[str, Any] = {
+            "bootstrap_ci": bootstrap_ci(per_task),
+            "success_rate_ci": wilson_ci(digest["succeeded"], total),
+        }
+        curve = pass_hat_k_curve(
+            [(_count(t.stats, "passed_runs"), _count(t.stats, "total_runs")) for t in tasks]
+        )
+        if curve:
+            statistics["pass_hat_k"] = curve
+        digest["statistics"] = statistics
+    return digest
+
+
+def _stat(stats: Mapping[str, Any] | None, key: str) -> float:
+    # Tasks that were not regraded keep their original stats, which may be old or partial.
+    value = stats.get(key) if stats else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _count(stats: Mapping[str, Any] | None, key: str) -> int:
+    value = stats.get(key) if stats else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _group_stats(tasks: Sequence[TaskDigestInput]) -> list[dict[str, Any]]:
+    order: list[str] = []
+    acc: dict[str, list[float]] = {}
+    for task in tasks:
+        if not task.group:
+            continue
+        if task.group not in acc:
+            order.append(task.group)
+            acc[task.group] = [0, 0, 0.0, 0]
+        entry = acc[task.group]
+        entry[1] += 1
+        if task.status == STATUS_PASSED:
+            entry[0] += 1
+        if task.stats:
+            entry[2] += _stat(task.stats, "avg_score")
+            entry[3] += 1
+    return [
+        {
+            "name": name,
+            "passed": int(acc[name][0]),
+            "total": int(acc[name][1]),
+            "avg_score": acc[name][2] / acc[name][3] if acc[name][3] else 0.0,
+        }
+        for name in order
+    ]
