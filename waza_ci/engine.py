@@ -1,56 +1,58 @@
-"""`prepare_grading` then `run_grading`: the library calls both shells (CLI, action) make.
+"""The engine both shells call: load the spec and the results files, grade the saved runs
+(all of them, one shard, or the merge of every shard's partials), compare with the baseline,
+build the report and write the files asked for.
 
-It loads the spec and the results files, runs the grading plan, and assembles the summary and
-the regraded results files. It reads no process state: paths, the graders' environment and the
-temp directory all come in the request.
+`evaluate` is the command line's one call; `grade_and_publish` is the action's (the same, then
+the publish stage). Neither reads process state: paths, the graders' environment and the temp
+directory come in the request, and what the shells show along the way goes to an `Observer`.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
-import glob
 import os
 import time
-from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TextIO
 
-from waza_ci.errors import InputError
-from waza_ci.files import MAX_RESULTS_BYTES, identity
-from waza_ci.grading import (
-    ExecutionResult,
-    GradingPlan,
-    GradingSetup,
-    MergedRun,
-    Progress,
-    TaskMatch,
-    grader_refs,
-    merge_run,
-    plan_grading,
-    run_plan,
-)
+from waza_ci.errors import FailOn, InputError
+from waza_ci.files import MAX_RESULTS_BYTES
+from waza_ci.gate.baseline_io import compare_with_baseline, load_baseline
+from waza_ci.gate.flaky import flaky_of
+from waza_ci.gate.waza_gate import GateOptions
+from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
+from waza_ci.grading.plan import GradingPlan, plan_grading
+from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
+from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
+from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.model import SourceLinks, report_json_text
+from waza_ci.report.regressions import render_summary_with_regressions
+from waza_ci.report.screen import ListMode
+from waza_ci.sandbox.cancellation import cancel_on_signals
 from waza_ci.shard.plan import (
-    PARTIAL_KEY,
     Shard,
     ShardSelection,
     inputs_digest,
     load_shard_weights,
-    partial_section,
+    partial_files,
     select_shard,
+    shard_note,
 )
-from waza_ci.waza.results import ResultsFile, load_results, name_results_files
-from waza_ci.waza.scoring import (
-    GradeSummary,
-    TaskDigestInput,
-    TaskGrade,
-    build_digest,
-    build_test_stats,
-)
+from waza_ci.waza.results import ResultsFile, load_results_files, write_results
+from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
-from waza_ci.waza.usage import aggregate_usage, run_usages
+
+if TYPE_CHECKING:
+    from waza_ci.github.runner import RunnerEnv, WorkflowCommands
+    from waza_ci.publish.options import PublishOptions
+    from waza_ci.publish.step import StepResult
+
+__all__ = ["Evaluation", "RegradedFile", "load_results_files"]  # the engine's vocabulary
 
 
 @dataclass(frozen=True)
@@ -73,14 +75,6 @@ class GradeRequest:
     shard_weights: Sequence[Path] = ()
     max_results_bytes: int = MAX_RESULTS_BYTES
     """Refuse a results file larger than this (`--max-results-mib`)."""
-
-
-@dataclass(frozen=True)
-class RegradedFile:
-    """A results file after grading, in waza's format (`raw`), and where it came from."""
-
-    source: ResultsFile
-    raw: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -149,9 +143,17 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
     started = time.monotonic()
     results = run_plan(plan, prepared.setup)
     elapsed_ms = round((time.monotonic() - started) * 1000)
-    tasks, regraded = _assemble(plan.matches, results_files, results)
+    tasks, regraded = assemble(plan.matches, results_files, results)
     if prepared.shard is not None:
-        regraded = _partial_files(prepared, tasks, regraded, elapsed_ms)
+        regraded = partial_files(
+            prepared.shard,
+            spec,
+            results_files,
+            matches=plan.matches,
+            tasks=tasks,
+            regraded=regraded,
+            elapsed_ms=elapsed_ms,
+        )
     summary = GradeSummary(
         eval_name=spec.name,
         eval_path=str(spec.path),
@@ -165,38 +167,6 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
     return GradeReport(spec, summary, regraded, spec.warnings)
 
 
-def _partial_files(
-    prepared: PreparedGrading,
-    tasks: Sequence[TaskGrade],
-    regraded: Sequence[RegradedFile],
-    elapsed_ms: int,
-) -> tuple[RegradedFile, ...]:
-    """A shard's regraded files become partials: only the tasks it holds (see
-    ShardSelection.kept_tasks), their own summary, and the section the merge reads."""
-    shard = prepared.shard
-    assert shard is not None
-    names = [r.name for r in prepared.results_files]
-    graded = list(zip(prepared.plan.matches, tasks, shard.positions, strict=True))
-    partials = []
-    for file in regraded:
-        mine = [item for item in graded if item[0].results is file.source]
-        every = file.raw["tasks"]
-        kept = shard.kept_tasks(file.source.name, len(every), [m.task_index for m, _, _ in mine])
-        raw = _with_digest({**file.raw, "tasks": [every[i] for i in kept]})
-        raw[PARTIAL_KEY] = partial_section(
-            shard,
-            prepared.spec,
-            names,
-            file.source.name,
-            mine,
-            kept=kept,
-            task_count=len(every),
-            elapsed_ms=elapsed_ms,
-        )
-        partials.append(RegradedFile(file.source, raw))
-    return tuple(partials)
-
-
 def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
     """Join the shards' partial results files (paths or globs) into the report an unsharded
     grading of the same inputs gives; also returns the partials' paths. Raises InputError."""
@@ -206,7 +176,7 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         files = load_results_files(patterns)
         merged = merge_partials(files)
         regraded = tuple(
-            RegradedFile(replace(f.base, name=f.name), _with_digest(f.raw)) for f in merged.files
+            RegradedFile(replace(f.base, name=f.name), with_digest(f.raw)) for f in merged.files
         )
     spec = EvalSpec(Path(merged.eval_path), merged.eval_name, (), warnings=merged.warnings)
     summary = GradeSummary(
@@ -235,137 +205,167 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_results_files(
-    patterns: Sequence[str], max_bytes: int = MAX_RESULTS_BYTES
-) -> list[ResultsFile]:
-    """Expand paths and globs (recursive `**`), in order, each file once."""
-    if not patterns:
-        raise InputError("no results files given (--results)")
-    paths: list[Path] = []
-    for pattern in patterns:
-        if glob.has_magic(pattern):
-            found = [Path(p) for p in sorted(glob.glob(pattern, recursive=True))]
-            files = [p for p in found if p.is_file()]
-            if not files:
-                raise InputError(f"results glob {pattern!r} matched no file")
-            paths.extend(files)
-        else:
-            paths.append(Path(pattern))
-    unique = list({identity(path): path for path in reversed(paths)}.values())[::-1]
-    return [
-        load_results(path, name, max_bytes=max_bytes)
-        for path, name in zip(unique, name_results_files(unique), strict=True)
-    ]
-
-
 def _existing_dir(path: Path, option: str) -> Path:
     if not path.is_dir():
         raise InputError(f"{option} {str(path)!r} is not an existing directory")
     return path.resolve()
 
 
-def _assemble(
-    matches: Sequence[TaskMatch],
-    results_files: Sequence[ResultsFile],
-    results: Sequence[ExecutionResult],
-) -> tuple[tuple[TaskGrade, ...], tuple[RegradedFile, ...]]:
-    by_run: dict[tuple[int, int], list[ExecutionResult]] = defaultdict(list)
-    for result in results:
-        by_run[(id(result.execution.match), result.execution.run_index)].append(result)
-    several = len(results_files) > 1
-    # Shallow copies down to what grading rewrites (tasks, runs, summary); everything else is
-    # shared with the loaded file, which is never mutated. No deep copy: it doubles memory on
-    # large transcripts and recurses on deep ones.
-    raw_copies = {id(r): _writable_copy(r.raw) for r in results_files}
-    tasks: list[TaskGrade] = []
-    for match in matches:
-        merged = [
-            merge_run(
-                match.task,
-                run,
-                match.results.raw_run(match.task_index, run_index),
-                by_run[(id(match), run_index)],
-            )
-            for run_index, run in enumerate(match.saved.runs)
-        ]
-        task = TaskGrade(
-            key=f"{match.results.name}:{match.task.id}" if several else match.task.id,
-            results_name=match.results.name,
-            test_id=match.task.id,
-            display_name=match.task.name,
-            runs=tuple(m.grade for m in merged),
-            graders=grader_refs(match.task),
-            task_location=match.task.location,
+# --- evaluate: what both shells call --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutputRequest:
+    """The files to write once the verdict is known; None writes none."""
+
+    output: Path | None = None
+    """The regraded results file (a folder when several results files are graded)."""
+    summary: Path | None = None
+    """The Markdown report."""
+    report_json: Path | None = None
+    report_mode: ListMode = "failures"
+
+
+@dataclass(frozen=True)
+class EvaluationRequest:
+    """One evaluation: grade (`grading`) or merge the shards' partials (`partials`), then judge."""
+
+    grading: GradeRequest | None
+    partials: Sequence[str] = ()
+    """Paths or globs of the shards' partial results files, when `grading` is None."""
+    baseline: Sequence[str] = ()
+    """Paths or globs of the results file to compare with."""
+    gate: GateOptions = field(default_factory=GateOptions)
+    fail_on: FailOn = FailOn.FAILURES
+    min_task_pass_rate: float = 1.0
+    no_baseline_note: str = "no baseline given: nothing to compare with (gate: no-baseline)"
+    """The warning, in the shell's words, when the gate is asked for without a baseline."""
+    outputs: OutputRequest = field(default_factory=OutputRequest)
+    repo_root: str = "."
+    links: SourceLinks | None = None
+    """Where the report links the graders' YAML lines (a commit on GitHub), if anywhere."""
+
+
+class Observer(Protocol):
+    """What a shell shows while the engine works."""
+
+    def grading(self) -> AbstractContextManager[None]:
+        """Held while the graders run (the action fences their untrusted output in the log)."""
+        ...
+
+    def graded(self, evaluation: Evaluation) -> None:
+        """The verdict is known; called before any file is written."""
+        ...
+
+
+class Silent:
+    """An observer that shows nothing."""
+
+    def grading(self) -> AbstractContextManager[None]:
+        return _nothing()
+
+    def graded(self, evaluation: Evaluation) -> None:
+        return None
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Evaluation:
+    """Grade (or merge), compare with the baseline, build the report, write the files asked
+    for. Every usage error (InputError) comes before any grader runs or any file is written."""
+    observer = observer or Silent()
+    baseline_files, note = load_baseline(request.baseline)
+    if note is None and not request.baseline and request.fail_on is FailOn.REGRESSIONS:
+        note = request.no_baseline_note
+    graded, graded_files, plan = _grade_or_merge(request, observer)
+    comparison = compare_with_baseline(
+        graded.summary, graded_files, baseline_files, options=request.gate
+    )
+    evaluation = Evaluation(
+        summary=graded.summary,
+        model=build_report(graded.summary, repo_root=request.repo_root, links=request.links),
+        comparison=comparison,
+        flaky=tuple(flaky_of(graded.summary.tasks)),
+        baseline_note=note,
+        fail_on=request.fail_on,
+        warnings=graded.warnings,
+        shard_note=shard_note(request.grading.shard if request.grading else None),
+    )
+    observer.graded(evaluation)
+    stop_if_cancelled()  # a signal after the last grader: still nothing written
+    _write_files(plan, graded, evaluation, request.outputs)
+    return evaluation
+
+
+def _grade_or_merge(
+    request: EvaluationRequest, observer: Observer
+) -> tuple[GradeReport, tuple[ResultsFile, ...], OutputPlan]:
+    """The graded report, the files it graded, and where the outputs go (checked before any
+    grader runs)."""
+    outputs = request.outputs
+    if request.grading is None:
+        report, partials = merge_grading(request.partials)
+        summary = replace(report.summary, min_task_pass_rate=request.min_task_pass_rate)
+        report = replace(report, summary=summary)
+        names = [r.source.name for r in report.regraded]
+        plan = plan_outputs(
+            outputs.output, outputs.summary, names, partials, report_json=outputs.report_json
         )
-        tasks.append(task)
-        _write_back(raw_copies[id(match.results)], match, task, merged)
-    regraded = tuple(RegradedFile(r, _with_digest(raw_copies[id(r)])) for r in results_files)
-    return tuple(tasks), regraded
+        return report, tuple(r.source for r in report.regraded), plan
+    prepared = prepare_grading(request.grading)
+    plan = plan_outputs(
+        outputs.output,
+        outputs.summary,
+        [r.name for r in prepared.results_files],
+        [r.path for r in prepared.results_files],
+        report_json=outputs.report_json,
+    )
+    with cancel_on_signals():  # a cancelled job still removes every context directory
+        with observer.grading():
+            report = run_grading(prepared, min_task_pass_rate=request.min_task_pass_rate)
+        stop_if_cancelled()
+    return report, prepared.results_files, plan
 
 
-def _writable_copy(raw: dict[str, Any]) -> dict[str, Any]:
-    copy = dict(raw)
-    tasks = raw.get("tasks")
-    if isinstance(tasks, list):
-        copy["tasks"] = [_task_copy(task) for task in tasks]
-    return copy
-
-
-def _task_copy(task: Any) -> Any:
-    if not isinstance(task, dict):
-        return task
-    copy = dict(task)
-    runs = task.get("runs")
-    if isinstance(runs, list):
-        copy["runs"] = [dict(run) if isinstance(run, dict) else run for run in runs]
-    return copy
-
-
-def _write_back(
-    raw: dict[str, Any], match: TaskMatch, task: TaskGrade, merged: Sequence[MergedRun]
+def _write_files(
+    plan: OutputPlan, graded: GradeReport, evaluation: Evaluation, outputs: OutputRequest
 ) -> None:
-    # The original task object keeps every field it had (group, golden, unknown ones);
-    # only what grading decides is replaced.
-    raw_task = raw["tasks"][match.task_index]
-    raw_task["status"] = task.status
-    for run_index, merged_run in enumerate(merged):
-        raw_run = raw_task["runs"][run_index]
-        raw_run["status"] = merged_run.grade.status
-        raw_run["validations"] = merged_run.raw_validations
-    raw_task["stats"] = build_test_stats(task.runs)
-
-
-def _with_digest(raw: dict[str, Any]) -> dict[str, Any]:
-    summary = raw.get("summary")
-    duration = summary.get("duration_ms", 0) if isinstance(summary, dict) else 0
-    tasks = [
-        TaskDigestInput(
-            status=str(task.get("status", "")),
-            stats=task.get("stats") if isinstance(task.get("stats"), dict) else None,
-            group=str(task.get("group") or ""),
+    """The regraded results files, the Markdown report and the report JSON, all or none."""
+    contents: dict[Path, str | StreamWriter] = {
+        plan.results[r.source.name]: functools.partial(write_results, r.raw)
+        for r in graded.regraded
+        if r.source.name in plan.results
+    }
+    if plan.summary is not None:
+        contents[plan.summary] = evaluation.shard_note + render_summary_with_regressions(
+            evaluation.summary,
+            evaluation.model,
+            evaluation.comparison,
+            baseline_note=evaluation.baseline_note,
+            mode=outputs.report_mode,
         )
-        for task in raw.get("tasks") or []
-        if isinstance(task, dict)
-    ]
-    config = raw.get("config")
-    runs_per_test = config.get("runs_per_test") if isinstance(config, dict) else None
-    runs = (
-        run
-        for task in raw.get("tasks") or []
-        if isinstance(task, dict)
-        for run in task.get("runs") or []
-        if isinstance(run, dict)
-    )
-    digest = build_digest(
-        tasks,
-        duration if isinstance(duration, int) else 0,
-        runs_per_test if isinstance(runs_per_test, int) else 1,
-        aggregate_usage(usage for run in runs for usage in run_usages(run)),
-    )
-    kept = dict(summary) if isinstance(summary, dict) else {}
-    # Rebuilt from the runs as waza rebuilds them; a stale interval from the original grading
-    # must not survive next to new scores.
-    kept.pop("statistics", None)
-    kept.pop("usage", None)
-    raw["summary"] = {**kept, **digest}
-    return raw
+    if plan.report_json is not None:
+        contents[plan.report_json] = report_json_text(evaluation.model)
+    if contents:
+        write_text_files(contents)
+
+
+def grade_and_publish(
+    request: EvaluationRequest,
+    options: PublishOptions,
+    *,
+    runner: RunnerEnv,
+    env: Mapping[str, str],
+    commands: WorkflowCommands,
+    stdout: TextIO,
+    observer: Observer | None = None,
+) -> StepResult:
+    """The action's step: evaluate, then publish the verdict (job summary, check run, pull-
+    request comment, report JSON); returns the step outputs and exit code."""
+    from waza_ci.publish.step import publish  # noqa: PLC0415 - GitHub's client: the action only
+
+    evaluation = evaluate(request, observer)
+    return publish(evaluation, options, runner=runner, env=env, commands=commands, stdout=stdout)

@@ -10,7 +10,6 @@ import pytest
 from tests.fake_github import FakeGitHub, Fault
 from tests.github.conftest import REPOSITORY, TOKEN, FakeTime
 from waza_ci.gate.baseline import PassCount, Side, compare
-from waza_ci.gate.step import CommentMode
 from waza_ci.github.comments import (
     CommentsUnavailable,
     StickyCommentClient,
@@ -18,6 +17,7 @@ from waza_ci.github.comments import (
 )
 from waza_ci.github.http import GitHubHttp
 from waza_ci.publish.comment import CommentContext, publish_comment
+from waza_ci.publish.options import CommentMode
 from waza_ci.report.comment import render_comment
 from waza_ci.waza.scoring import STATUS_FAILED, STATUS_PASSED, GradeSummary, RunGrade, TaskGrade
 

@@ -11,15 +11,17 @@ from typing import Any
 import pytest
 
 from tests.conftest import Project, make_results, make_run
-from waza_ci import grading
-from waza_ci.grading import GradingSetup, grader_environment, plan_grading, run_plan
+from waza_ci.grading import run as grading_run
+from waza_ci.grading.plan import GradingPlan, plan_grading
+from waza_ci.grading.run import GradingSetup, run_plan
 from waza_ci.sandbox import orphans
+from waza_ci.sandbox.isolation import grader_environment
 from waza_ci.waza.context import serialize_context
 from waza_ci.waza.results import load_results
 from waza_ci.waza.spec import load_eval
 
 
-def _plan(project: Project, graders: int, runs: int) -> grading.GradingPlan:
+def _plan(project: Project, graders: int, runs: int) -> GradingPlan:
     script = project.write_grader("ok.py", "import sys\nsys.stdin.read()\nprint('ok')\n")
     project.write_eval("".join(project.program_grader(f"g{i}", script) for i in range(graders)))
     project.write_task("t1")
@@ -64,9 +66,9 @@ def test_each_run_is_serialized_once_and_dropped_after_its_last_grader(
             calls.append(raw_run["run_number"])
         return real(raw_run)
 
-    monkeypatch.setattr("waza_ci.grading.serialize_context", counting)
-    cache = grading._ContextCache(plan.executions)
-    monkeypatch.setattr(grading, "_ContextCache", lambda executions: cache)
+    monkeypatch.setattr("waza_ci.grading.run.serialize_context", counting)
+    cache = grading_run._ContextCache(plan.executions)
+    monkeypatch.setattr(grading_run, "_ContextCache", lambda executions: cache)
     results = run_plan(plan, _setup(project, tmp_path, jobs=3))
     assert len(results) == 12 and all(r.verdict.passed for r in results)
     assert len(calls) == 4, "one serialization per run (2 tasks x 2 runs), not per grader"

@@ -6,22 +6,24 @@ step at once (exit 2) with a one-line message naming the input.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from waza_ci.errors import FailOn, InputError
-from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
-from waza_ci.gate.step import (
-    GATE_INPUT_DEFAULTS,
-    GateSettings,
+from waza_ci.action.parsers import (
     boolean_input,
     choice_input,
-    load_gate_settings,
+    jobs_input,
+    mebibytes_input,
+    number_input,
+    seconds_input,
 )
+from waza_ci.errors import FailOn, InputError
+from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.runner import input_value
+from waza_ci.publish.options import CommentMode
 
 if TYPE_CHECKING:
     from waza_ci.report.screen import ListMode
@@ -47,10 +49,26 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "shard-weights": "",
     "api-timeout": "60",
     "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
-    **GATE_INPUT_DEFAULTS,
+    "baseline": "",
+    "max-regression-pct": "0",
+    "golden-must-pass": "true",
+    "on-new-tasks": "allow",
+    "on-removed-tasks": "warn",
+    "min-task-pass-rate": "1",
+    "comment": "on-change",
 }
 MODES = ("grade", "merge")
 REPORT_MODES: tuple[ListMode, ...] = ("failures", "all")
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """The regression gate's inputs (waza gate's names), `min-task-pass-rate` and `comment`."""
+
+    baseline: tuple[str, ...] = ()
+    options: GateOptions = field(default_factory=GateOptions)
+    min_task_pass_rate: float = 1.0
+    comment: CommentMode = CommentMode.ON_CHANGE
 
 
 @dataclass(frozen=True)
@@ -107,16 +125,16 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         workspace=Path(get("workspace")),
         working_directory=Path(get("working-directory")),
         task=get("task") or None,
-        jobs=_jobs(get("jobs")),
+        jobs=jobs_input("jobs", get("jobs")),
         fail_on=choice_input("fail-on", get("fail-on"), FailOn),
         output=Path(get("output")) if get("output") else None,
         check_name=get("check-name"),
         check_run=boolean_input("check-run", get("check-run")),
         job_summary=boolean_input("job-summary", get("job-summary")),
         commit=get("commit") or None,
-        api_timeout_s=_seconds("api-timeout", get("api-timeout")),
-        max_results_bytes=_mebibytes("max-results-mib", get("max-results-mib")),
-        gate=load_gate_settings(get),
+        api_timeout_s=seconds_input("api-timeout", get("api-timeout")),
+        max_results_bytes=mebibytes_input("max-results-mib", get("max-results-mib"), MIB),
+        gate=_gate_settings(get),
         token=input_value(env, "github-token"),
         report=_report_mode(get("report")),
         merge=merge,
@@ -142,22 +160,24 @@ def _report_mode(value: str) -> ListMode:
     raise InputError(f"input `report` must be {allowed}, not {value!r}")
 
 
-def _jobs(value: str) -> int | None:
-    if not value:
-        return None
-    if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:  # ASCII digits only
-        raise InputError(f"input `jobs` must be a whole number of at least 1, not {value!r}")
-    return int(value)
-
-
-def _mebibytes(name: str, value: str) -> int:
-    if not re.fullmatch(r"[0-9]{1,7}", value) or int(value) < 1:  # ASCII digits only
-        raise InputError(f"input `{name}` must be a whole number of MiB, at least 1, not {value!r}")
-    return int(value) * MIB
-
-
-def _seconds(name: str, value: str) -> float:
-    # Plain decimal seconds only: "inf", "nan" or "1e9" would make the deadline meaningless.
-    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,3})?", value) or float(value) <= 0:
-        raise InputError(f"input `{name}` must be a number of seconds above 0, not {value!r}")
-    return float(value)
+def _gate_settings(get: Callable[[str], str]) -> GateSettings:
+    """The gate's inputs from `get(name)` (the input's value or its default); errors name it."""
+    baseline = tuple(line.strip() for line in get("baseline").splitlines() if line.strip())
+    max_regression = number_input("max-regression-pct", get("max-regression-pct"))
+    if max_regression < 0:
+        raise InputError(f"input `max-regression-pct` must be >= 0, not {max_regression:g}")
+    options = GateOptions(
+        max_regression_pct=max_regression,
+        golden_must_pass=boolean_input("golden-must-pass", get("golden-must-pass")),
+        on_new_tasks=choice_input("on-new-tasks", get("on-new-tasks"), TaskPolicy),
+        on_removed_tasks=choice_input("on-removed-tasks", get("on-removed-tasks"), TaskPolicy),
+    )
+    rate = number_input("min-task-pass-rate", get("min-task-pass-rate"))
+    if not 0 <= rate <= 1:
+        raise InputError(f"input `min-task-pass-rate` must be between 0 and 1, not {rate:g}")
+    return GateSettings(
+        baseline=baseline,
+        options=options,
+        min_task_pass_rate=rate,
+        comment=choice_input("comment", get("comment"), CommentMode),
+    )

@@ -1,1 +1,2 @@
-"""All GitHub I/O: the runner's environment, workflow commands, env files, the Checks API."""
+"""All GitHub I/O: the runner's environment, workflow commands and env files (runner.py), and
+the REST API (http.py under retry.py's rules; checks.py, comments.py)."""

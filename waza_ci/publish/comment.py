@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from waza_ci.gate.baseline import BaselineComparison
-from waza_ci.gate.step import CommentMode
 from waza_ci.github.comments import (
     CommentResult,
     CommentsUnavailable,
@@ -23,6 +22,7 @@ from waza_ci.github.comments import (
 )
 from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import RunnerEnv
+from waza_ci.publish.options import CommentMode
 from waza_ci.report.comment import render_comment
 from waza_ci.waza.scoring import GradeSummary
 

@@ -1,1 +1,13 @@
-"""Pure renderers of a GradeSummary: the Markdown report and the check-run annotations."""
+"""The report: one machine-readable model of an evaluation and its pure renderers (Markdown
+job summary and check run, annotations, terminal, pull-request comment body, waza gate's
+formats). Same input, same bytes.
+
+evaluation.py  what an evaluation decided (summary, model, baseline comparison, exit code)
+model.py, build.py  the Report and its JSON; GradeSummary -> Report
+reasons.py     why a verdict did not pass, in one line
+screen.py, details.py, markdown.py, md.py  the Markdown documents GitHub shows
+annotations.py  check-run annotations on the graders' YAML lines
+text.py        the terminal's first screen
+regressions.py, comment.py, gate.py  the baseline comparison, the PR comment, waza gate's formats
+_text.py       text hygiene shared by the renderers
+"""

@@ -9,9 +9,10 @@ pointing at the check run.
 from __future__ import annotations
 
 from waza_ci.gate.baseline import BaselineComparison, Change
+from waza_ci.gate.flaky import flaky_of
 from waza_ci.report._text import ELLIPSIS, one_line
 from waza_ci.report.markdown import escape_markdown
-from waza_ci.report.regressions import fit_table, flaky_of, table_rows, verdict_line
+from waza_ci.report.regressions import fit_table, table_rows, verdict_line
 from waza_ci.waza.scoring import GradeSummary
 
 COMMENT_LIMIT_CHARS = 65_536

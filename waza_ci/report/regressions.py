@@ -9,9 +9,9 @@ keep them from adding markup, cells or lines.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
+from waza_ci.gate.flaky import FlakyTask, flaky_of
 from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
 from waza_ci.report.gate import code_span
 from waza_ci.report.markdown import (
@@ -23,7 +23,7 @@ from waza_ci.report.markdown import (
 )
 from waza_ci.report.model import Report
 from waza_ci.report.screen import ListMode
-from waza_ci.waza.scoring import GradeSummary, TaskGrade
+from waza_ci.waza.scoring import GradeSummary
 
 SECTION_LIMIT = 131_072
 """The section's share of the job summary (whose limit is 1 MiB); rows past it are counted."""
@@ -38,19 +38,6 @@ _ICONS = {
     Change.REMOVED: "🗑️",
     Change.PASSING: "✔️",
 }
-
-
-@dataclass(frozen=True)
-class FlakyTask:
-    """A task some of whose runs passed and some not, with its pass count."""
-
-    key: str
-    count: PassCount
-
-
-def flaky_of(tasks: Sequence[TaskGrade]) -> list[FlakyTask]:
-    found = [FlakyTask(t.key, PassCount(t.runs_passed, len(t.runs))) for t in tasks]
-    return [f for f in found if f.count.flaky]
 
 
 def format_count(count: PassCount | None) -> str:

@@ -101,3 +101,34 @@ def _receive_secrets(env: Mapping[str, str]) -> dict[str, str]:
     received = {name: value for name, value in env.items() if name != SECRETS_FD_VARIABLE}
     received.update(secrets)
     return received
+
+
+# Variables the runner gives the action that graders must never see: the action's inputs
+# (the token among them), the runner's own credentials, and the runner's command files (a
+# grader writing to GITHUB_OUTPUT could forge the step's `passed` output).
+_SECRET_VARIABLES = frozenset(
+    {
+        "GITHUB_OUTPUT",
+        "GITHUB_ENV",
+        "GITHUB_PATH",
+        "GITHUB_STATE",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_RUNTIME_URL",
+        "ACTIONS_RESULTS_URL",
+        "ACTIONS_CACHE_URL",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_URL",
+    }
+)
+
+
+def grader_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment graders inherit: the caller's, less inputs, runner credentials and
+    the runner's command files."""
+    return {
+        name: value
+        for name, value in env.items()
+        if not name.startswith("INPUT_") and name not in _SECRET_VARIABLES
+    }

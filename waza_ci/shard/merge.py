@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from waza_ci.errors import InputError, Location
-from waza_ci.grading import errored_run_grade, saved_verdict
+from waza_ci.grading.verdicts import errored_run_grade, saved_verdict
 from waza_ci.shard.plan import PARTIAL_FORMAT, PARTIAL_KEY
 from waza_ci.waza.results import ResultsFile, SavedRun, SavedVerdict
 from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, SkippedTask, TaskGrade, run_status

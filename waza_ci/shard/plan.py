@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError, Location
-from waza_ci.grading import Execution, GradingPlan, TaskMatch
+from waza_ci.grading.assemble import RegradedFile, with_digest
+from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch
 from waza_ci.waza.results import ResultsFile, load_results
 from waza_ci.waza.scoring import TaskGrade, Verdict
 from waza_ci.waza.spec import PROGRAM_KIND, EvalSpec
@@ -216,6 +217,40 @@ def _file_sha(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", Location(str(path))) from None
+
+
+def partial_files(
+    shard: ShardSelection,
+    spec: EvalSpec,
+    results_files: Sequence[ResultsFile],
+    *,
+    matches: Sequence[TaskMatch],
+    tasks: Sequence[TaskGrade],
+    regraded: Sequence[RegradedFile],
+    elapsed_ms: int,
+) -> tuple[RegradedFile, ...]:
+    """A shard's regraded files become partials: only the tasks it holds (see
+    ShardSelection.kept_tasks), their own summary, and the section the merge reads."""
+    names = [r.name for r in results_files]
+    graded = list(zip(matches, tasks, shard.positions, strict=True))
+    partials = []
+    for file in regraded:
+        mine = [item for item in graded if item[0].results is file.source]
+        every = file.raw["tasks"]
+        kept = shard.kept_tasks(file.source.name, len(every), [m.task_index for m, _, _ in mine])
+        raw = with_digest({**file.raw, "tasks": [every[i] for i in kept]})
+        raw[PARTIAL_KEY] = partial_section(
+            shard,
+            spec,
+            names,
+            file.source.name,
+            mine,
+            kept=kept,
+            task_count=len(every),
+            elapsed_ms=elapsed_ms,
+        )
+        partials.append(RegradedFile(file.source, raw))
+    return tuple(partials)
 
 
 def partial_section(

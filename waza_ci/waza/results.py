@@ -7,6 +7,7 @@ untouched) and validated with pydantic models of the parts waza-ci reads. Writin
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 import os
@@ -22,6 +23,7 @@ from waza_ci.errors import InputError, Location
 from waza_ci.files import (
     MAX_RESULTS_BYTES,
     RESULTS_LIMIT_HINT,
+    identity,
     open_regular_file,
     read_regular_text,
 )
@@ -223,6 +225,29 @@ def _json_path(loc: Sequence[int | str]) -> str:
     for item in loc:
         parts.append(f"[{item}]" if isinstance(item, int) else f".{item}")
     return "".join(parts)
+
+
+def load_results_files(
+    patterns: Sequence[str], max_bytes: int = MAX_RESULTS_BYTES
+) -> list[ResultsFile]:
+    """Expand paths and globs (recursive `**`), in order, each file once."""
+    if not patterns:
+        raise InputError("no results files given (--results)")
+    paths: list[Path] = []
+    for pattern in patterns:
+        if glob.has_magic(pattern):
+            found = [Path(p) for p in sorted(glob.glob(pattern, recursive=True))]
+            files = [p for p in found if p.is_file()]
+            if not files:
+                raise InputError(f"results glob {pattern!r} matched no file")
+            paths.extend(files)
+        else:
+            paths.append(Path(pattern))
+    unique = list({identity(path): path for path in reversed(paths)}.values())[::-1]
+    return [
+        load_results(path, name, max_bytes=max_bytes)
+        for path, name in zip(unique, name_results_files(unique), strict=True)
+    ]
 
 
 def name_results_files(paths: Sequence[Path]) -> list[str]:

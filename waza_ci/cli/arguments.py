@@ -1,0 +1,209 @@
+"""The command line's words: `waza-ci grade`, `merge` and `gate`, their flags and their checks.
+
+Cheap to import (argparse and constants only): `--help`, `--version` and a usage error never
+load the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import waza_ci.cli.gate as gate_cli
+from waza_ci import __version__
+from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, InputError
+from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.report._text import for_log  # re only: cheap
+
+if TYPE_CHECKING:
+    from waza_ci.shard.plan import Shard
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line (exit 2) like every other input error."""
+
+    def error(self, message: str) -> NoReturn:
+        line = f"{self.prog}: error: {for_log(message)} (see `{self.prog} --help`)\n"
+        self.exit(EXIT_INPUT_ERROR, line)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="waza-ci",
+        description="Re-grade saved waza runs with their program graders.",
+    )
+    parser.add_argument("--version", action="version", version=f"waza-ci {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade_cmd = commands.add_parser(
+        "grade",
+        help="run the eval's program graders against saved runs",
+        description="Run every program grader of EVAL_YAML against every saved run, as waza "
+        "does, and print waza's GradeOutcome JSON. Exit 0 passed, 1 a run did not pass, "
+        "2 bad input, 3 a grader or grading-context error.",
+    )
+    grade_cmd.add_argument("eval_yaml", metavar="EVAL_YAML", type=Path, help="the eval spec")
+    grade_cmd.add_argument(
+        "--results",
+        action="append",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="waza results file(s); globs allowed; repeatable",
+    )
+    grade_cmd.add_argument("--task", help="grade this task id only")
+    grade_cmd.add_argument(
+        "--workspace",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
+        help="the post-execution workspace, passed as WAZA_WORKSPACE_DIR (default: .)",
+    )
+    grade_cmd.add_argument(
+        "--working-directory",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
+        help="the graders' current directory (default: .)",
+    )
+    grade_cmd.add_argument(
+        "--output",
+        type=Path,
+        metavar="PATH",
+        help="write the regraded results file (a folder when several results files are given)",
+    )
+    grade_cmd.add_argument("--summary", type=Path, metavar="FILE", help="write the Markdown report")
+    _add_report_arguments(grade_cmd)
+    grade_cmd.add_argument(
+        "--jobs",
+        type=_positive_int,
+        metavar="N",
+        help="concurrent grader executions (default: number of CPUs)",
+    )
+    grade_cmd.add_argument(
+        "--fail-on",
+        type=FailOn,
+        choices=list(FailOn),
+        default=FailOn.FAILURES,
+        help="'failures' (default): exit 1 when a task did not pass; 'errors': only grader "
+        "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
+        "regression gate against --baseline fails",
+    )
+    grade_cmd.add_argument(
+        "--max-results-mib",
+        type=_positive_int,
+        default=MAX_RESULTS_BYTES // MIB,
+        metavar="N",
+        help="refuse a results file larger than N MiB (default: %(default)s)",
+    )
+    _add_baseline_arguments(grade_cmd)
+    grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
+    _add_shard_arguments(grade_cmd)
+    _add_merge_command(commands)
+    gate_cmd = commands.add_parser(
+        "gate",
+        help="waza's regression gate: compare a results file with a baseline",
+        description=gate_cli.build_gate_parser().description,
+    )
+    gate_cli.add_gate_arguments(gate_cmd)
+    return parser
+
+
+def _add_report_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--report-json",
+        type=Path,
+        metavar="PATH",
+        help="write the machine-readable report (per task and grader: status, reason, runs, "
+        "durations, YAML line)",
+    )
+    command.add_argument(
+        "--report",
+        choices=["failures", "all"],
+        default="failures",
+        help="'failures' (default): passing tasks are listed compactly in --summary; "
+        "'all': every task and grader in detail",
+    )
+
+
+def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="compare with this results file (path or glob; a missing one is a warning)",
+    )
+    command.add_argument(
+        "--min-task-pass-rate",
+        type=_rate,
+        default=1.0,
+        metavar="R",
+        help="a task passes when at least this share of its runs pass (default 1.0)",
+    )
+    gate_cli.add_gate_policy_arguments(command)
+
+
+def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
+    grade_cmd.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="grade only shard I of N and write partial results files for `waza-ci merge`",
+    )
+    grade_cmd.add_argument(
+        "--shard-weights",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="balance the shards by the grader durations in this earlier regraded results "
+        "file; repeatable",
+    )
+
+
+def _add_merge_command(commands: Any) -> None:
+    merge_cmd = commands.add_parser(
+        "merge",
+        help="join the partial results files of `grade --shard` into one verdict",
+        description="Check that PARTIAL files cover every shard exactly once and come from "
+        "the same inputs, then report exactly as one unsharded `grade` would. Exit codes as "
+        "for grade; a missing, duplicate or mismatched shard is exit 2.",
+    )
+    merge_cmd.add_argument("partials", nargs="+", metavar="PARTIAL", help="paths or globs")
+    merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
+    merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
+    _add_report_arguments(merge_cmd)
+    merge_cmd.add_argument(
+        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
+    )
+    _add_baseline_arguments(merge_cmd)
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses NaN
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
+
+
+def _shard(text: str) -> Shard:
+    from waza_ci.shard.plan import parse_shard  # noqa: PLC0415 - only when --shard is given
+
+    try:
+        return parse_shard(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(err.message) from None
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value

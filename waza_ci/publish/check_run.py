@@ -1,0 +1,170 @@
+"""The check run: one per step with the report and its annotations, and, when GitHub cannot
+take it, the most important annotations as log lines instead. Never changes the verdict."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+
+from waza_ci.errors import FailOn
+from waza_ci.gate.baseline import BaselineComparison
+from waza_ci.gate.baseline_io import GATE_FAIL, gate_status
+from waza_ci.github.checks import (
+    FIX_HINT,
+    CheckRunClient,
+    CheckRunRequest,
+    CheckRunResult,
+    ChecksUnavailable,
+    Conclusion,
+)
+from waza_ci.github.http import GitHubError, GitHubHttp
+from waza_ci.github.runner import RunnerEnv, WorkflowCommands
+from waza_ci.publish.options import PublishOptions
+from waza_ci.report._text import for_log
+from waza_ci.report.annotations import Annotation, build_annotations
+from waza_ci.report.markdown import check_title, render_check_text
+from waza_ci.report.model import Report
+from waza_ci.waza.scoring import GradeSummary
+
+# GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
+LOG_ANNOTATION_CAP = 10
+
+
+def conclusion_of(
+    summary: GradeSummary, fail_on: FailOn, comparison: BaselineComparison | None = None
+) -> Conclusion:
+    """failure on grader errors, (with fail-on failures) a failing task or (with fail-on
+    regressions) a failed regression gate; neutral when failures do not gate or nothing was
+    graded; success otherwise."""
+    if summary.grader_errors:
+        return "failure"
+    if fail_on is FailOn.REGRESSIONS and gate_status(comparison) == GATE_FAIL:
+        return "failure"
+    if not summary.passed:
+        return "failure" if fail_on is FailOn.FAILURES else "neutral"
+    return "success" if summary.runs_graded else "neutral"
+
+
+def open_session(
+    options: PublishOptions, runner: RunnerEnv, commands: WorkflowCommands
+) -> GitHubHttp | None:
+    """One session, one deadline (`api-timeout`) for all of the step's GitHub work (the check
+    run and the pull-request comment); None without a token or with a malformed API URL."""
+    if not options.token:
+        return None
+    try:
+        return GitHubHttp(
+            runner.api_url,
+            options.token,
+            deadline_s=options.api_timeout_s,
+            notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
+        )
+    except ValueError as err:
+        commands.warning(f"the GitHub API cannot be used: {err}")
+        return None
+
+
+def publish_check_run(
+    options: PublishOptions,
+    runner: RunnerEnv,
+    http: GitHubHttp | None,
+    *,
+    env: Mapping[str, str],
+    head_sha: str,
+    report: Report,
+    conclusion: Conclusion,
+    check_summary: str,
+    commands: WorkflowCommands,
+) -> CheckRunResult | None:
+    """Post the check run; on any failure one warning and the annotations in the log."""
+    annotations = build_annotations(report)
+    if not options.token:
+        commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)
+        log_annotations(commands, annotations)
+        return None
+    if http is None:  # the reason was given when the session could not be opened
+        log_annotations(commands, annotations)
+        return None
+    request = CheckRunRequest(
+        name=options.check_name,
+        head_sha=head_sha,
+        external_id=_external_id(runner, options.check_name, env),
+        conclusion=conclusion,
+        title=check_title(report),
+        summary=check_summary,
+        text=render_check_text(report),
+        annotations=annotations,
+        details_url=run_url(runner),
+    )
+    try:
+        # Not closed here: the session (and its deadline) is shared with the comment step.
+        posted = CheckRunClient(http, runner.repository).publish(request)
+        if posted.html_url:  # GitHub's text: printed as data, never as a command
+            commands.echo_untrusted(f"waza-ci: check run: {for_log(posted.html_url)}")
+        return posted
+    except ChecksUnavailable as err:
+        commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
+    except GitHubError as err:  # DeadlineExceeded included: one warning, the verdict stands
+        if err.resource_id is None:
+            commands.warning(f"the check run could not be posted: {err}")
+        else:
+            # The run exists with part of its annotations: say so, point at it, and put
+            # only the annotations it is missing into the log.
+            commands.warning(
+                f"check run {err.resource_id} was posted, but only {err.items_sent} of "
+                f"{len(annotations)} annotations reached it: {err}"
+            )
+            log_annotations(commands, annotations[err.items_sent :])
+            return CheckRunResult(
+                id=err.resource_id,
+                html_url=err.resource_url or "",
+                requests_made=0,
+                annotations_sent=err.items_sent,
+            )
+    except ValueError as err:  # a malformed GITHUB_REPOSITORY or API URL
+        commands.warning(f"the check run could not be posted: {err}")
+    log_annotations(commands, annotations)
+    return None
+
+
+def log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotation]) -> None:
+    """The most important annotations as `::error` lines, within GitHub's per-step cap."""
+    shown = (
+        annotations[:LOG_ANNOTATION_CAP]
+        if len(annotations) <= LOG_ANNOTATION_CAP
+        else (annotations[: LOG_ANNOTATION_CAP - 1])
+    )
+    for annotation in shown:
+        placed = bool(annotation.path)  # "" when the file is outside the repository
+        commands.error(
+            annotation.message,
+            file=annotation.path if placed else None,
+            line=annotation.line if placed else None,
+            title=annotation.title,
+        )
+    hidden = len(annotations) - len(shown)
+    if hidden:
+        commands.error(
+            f"{hidden} more failing grader(s) are listed in the job summary "
+            "(GitHub shows at most 10 error annotations per step)",
+            title="waza-ci",
+        )
+
+
+def _external_id(runner: RunnerEnv, check_name: str, env: Mapping[str, str]) -> str:
+    """Unique per job leg and attempt, the same across our own retries: a retried create can
+    then find the run it may already have made, and never a matrix sibling's."""
+    leg = sorted(
+        (name, value)
+        for name, value in env.items()
+        if (name.startswith("INPUT_") and "TOKEN" not in name.upper()) or name == "RUNNER_NAME"
+    )
+    digest = hashlib.sha256(repr(leg).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"waza-ci:{runner.run_id}:{runner.run_attempt}:{runner.job}:{digest}:{check_name}"
+
+
+def run_url(runner: RunnerEnv) -> str | None:
+    """The workflow run's page, where the job summary is."""
+    if not (runner.run_id and runner.repository):
+        return None
+    return f"{runner.server_url}/{runner.repository}/actions/runs/{runner.run_id}"
