@@ -64,7 +64,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
 
 
 def stage_of(module: str) -> str:
-    return module.split(".")[0]
+    return module.split(".", maxsplit=1)[0]
 
 
 def module_name(path: Path) -> str:
