@@ -23,17 +23,19 @@ from tests.fake_github import (
 )
 from tests.github.conftest import REPOSITORY, TOKEN, FakeTime, MakeClient
 from waza_ci import __version__
-from waza_ci.github.checks import (
+from waza_ci.github.check_limits import (
     MAX_ANNOTATION_MESSAGE_BYTES,
     MAX_SUMMARY_BYTES,
+    annotation_body,
+    cut_middle_bytes,
+    escape_non_bmp,
+)
+from waza_ci.github.checks import (
     CheckRunClient,
     CheckRunRequest,
     ChecksUnavailable,
     GitHubApiError,
     GitHubError,
-    annotation_body,
-    cut_middle_bytes,
-    escape_non_bmp,
 )
 from waza_ci.report.annotations import Annotation
 

@@ -21,9 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import without_times
-from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
-from tests.test_container import (
+from tests.action.test_container import (
     DEMO,
     IMAGE,
     ROOT,
@@ -32,6 +30,8 @@ from tests.test_container import (
     assert_no_context_dir_left,
     ensure_image,
 )
+from tests.conftest import without_times
+from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
 
 pytestmark = pytest.mark.docker
 

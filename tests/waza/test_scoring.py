@@ -5,16 +5,8 @@ from __future__ import annotations
 import pytest
 
 from waza_ci.errors import FailOn
-from waza_ci.waza.scoring import (
-    GradeSummary,
-    RunGrade,
-    TaskDigestInput,
-    TaskGrade,
-    Verdict,
-    build_digest,
-    build_test_stats,
-    weighted_score,
-)
+from waza_ci.waza.digest import TaskDigestInput, build_digest, build_test_stats
+from waza_ci.waza.scoring import GradeSummary, RunGrade, TaskGrade, Verdict, weighted_score
 
 
 def verdict(name: str, score: float, weight: float = 1, error: str | None = None) -> Verdict:

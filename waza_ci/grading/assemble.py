@@ -11,8 +11,9 @@ from typing import Any
 from waza_ci.grading.plan import TaskMatch
 from waza_ci.grading.run import ExecutionResult
 from waza_ci.grading.verdicts import MergedRun, grader_refs, merge_run
+from waza_ci.waza.digest import TaskDigestInput, build_digest, build_test_stats
 from waza_ci.waza.results import ResultsFile
-from waza_ci.waza.scoring import TaskDigestInput, TaskGrade, build_digest, build_test_stats
+from waza_ci.waza.scoring import TaskGrade
 from waza_ci.waza.usage import aggregate_usage, run_usages
 
 

@@ -33,7 +33,7 @@ from tests.runner_files import parse_github_output
 
 pytestmark = pytest.mark.docker
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "examples" / "demo"
 IMAGE = os.environ.get("WAZA_CI_IMAGE", "waza-ci:test")
 BASE_IMAGE = "python:3.12-slim"

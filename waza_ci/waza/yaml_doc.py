@@ -1,0 +1,148 @@
+"""Reading one YAML file of waza's the way waza's yaml.v3 reads it: the root mapping as nodes
+that keep their lines, duplicate keys and aliases refused, the shape and `schemaVersion`
+checked, and every problem named with the file and line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from waza_ci.errors import InputError, Location
+from waza_ci.files import MAX_SPEC_BYTES, read_regular_text
+from waza_ci.waza.schema_version import schema_version_problem
+from waza_ci.waza.spec_schema import Shape, ShapeError, check_aliases, check_shape
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SCALAR_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "timestamp")
+)
+
+
+def scalar_text(path: Path, node: yaml.Node | None, key: str) -> str:
+    """A string field as yaml.v3 decodes it: a scalar's text; absent or null is ""."""
+    if node is None or is_null(node):
+        return ""
+    if not isinstance(node, yaml.ScalarNode):
+        raise InputError(f"`{key}` must be a single value, not a list or mapping", at(path, node))
+    if node.tag not in _SCALAR_TAGS:
+        raise InputError(f"invalid YAML: `{key}` has an unsupported tag {node.tag}", at(path, node))
+    return valid_text(str(node.value))
+
+
+def valid_text(text: str) -> str:
+    # A "\ud800" escape in YAML gives a lone surrogate, which no output could encode as UTF-8;
+    # Go's decoders make it U+FFFD, and so do we.
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def load_yaml(path: Path, *, what: str, shape: Shape, versioned: bool = False) -> yaml.MappingNode:
+    root = load_optional_yaml(path, what=what, shape=shape, versioned=versioned)
+    if root is None:
+        raise InputError(f"{what} is empty", Location(str(path)))
+    return root
+
+
+def load_optional_yaml(
+    path: Path, *, what: str, shape: Shape, versioned: bool = False
+) -> yaml.MappingNode | None:
+    """The document's root mapping checked against `shape`; None for an empty document.
+    `versioned`: its `schemaVersion` is checked first, before any field, as waza checks it."""
+    text = read_regular_text(path, what=what, max_bytes=MAX_SPEC_BYTES)  # its errors name path
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        raise InputError(f"invalid YAML: {problem(err)}", mark(path, err)) from None
+    except yaml.YAMLError as err:
+        raise InputError(f"invalid YAML: {one_line(str(err))}", Location(str(path))) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", Location(str(path))) from None
+    if root is None:
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        raise InputError(f"a {what} must be a YAML mapping", at(path, root))
+    try:
+        check_aliases(root)
+        refuse_duplicate_keys(path, root)
+        if versioned:
+            check_schema_version(path, child(root, "schemaVersion"))
+        check_shape(root, shape)
+    except ShapeError as err:
+        raise InputError(f"invalid {what}: {err.message}", at(path, err.node)) from None
+    return root
+
+
+def check_schema_version(path: Path, node: yaml.Node | None) -> None:
+    version = scalar_text(path, node, "schemaVersion")
+    problem = schema_version_problem(version)
+    if problem is not None:
+        raise InputError(problem, at(path, node) if node is not None else Location(str(path)))
+
+
+def refuse_duplicate_keys(path: Path, root: yaml.Node) -> None:
+    """yaml.v3 (waza) refuses a mapping key defined twice; PyYAML would keep the last."""
+    pending = [root]
+    seen_nodes: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen_nodes:  # aliases share nodes
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[str, yaml.Node] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if key.value in first:
+                        earlier = first[key.value].start_mark.line + 1
+                        raise InputError(
+                            f"mapping key {key.value!r} already defined at line {earlier}",
+                            at(path, key),
+                        )
+                    first[key.value] = key
+                pending.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+
+
+def construct(path: Path, node: yaml.Node) -> Any:
+    """The Python value of one node; a value YAML cannot build is the user's error."""
+    try:
+        return yaml.SafeLoader("").construct_document(node)
+    except yaml.MarkedYAMLError as err:
+        raise InputError(f"invalid YAML: {problem(err)}", mark(path, err, node)) from None
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as err:
+        raise InputError(f"invalid YAML value: {one_line(str(err))}", at(path, node)) from None
+
+
+def problem(err: yaml.MarkedYAMLError) -> str:
+    return one_line(err.problem or err.context or "invalid YAML")
+
+
+def mark(path: Path, err: yaml.MarkedYAMLError, node: yaml.Node | None = None) -> Location:
+    mark = err.problem_mark or err.context_mark
+    if mark is not None:
+        return Location(str(path), line=mark.line + 1)
+    return at(path, node) if node is not None else Location(str(path))
+
+
+def child(node: yaml.Node, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for key_node, value_node in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            return value_node  # type: ignore[no-any-return]
+    return None
+
+
+def is_null(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def at(path: Path, node: yaml.Node) -> Location:
+    return Location(str(path), line=node.start_mark.line + 1)
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
