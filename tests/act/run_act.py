@@ -60,6 +60,7 @@ ACT_RUN_TIMEOUT_S = 300  # a cold build of the action image included; a warm run
 # Container and volume names act gives these workflows' jobs: "act-" + workflow name + job name.
 ACT_NAME_PREFIXES = ("act-act-self-test-", "act-ci-run-the-action-on-the-demo-")
 LOG_TAIL_LINES = 60
+ACTION_IMAGE = "act-dockeraction:latest"  # what act tags its build of a local (`./`) action
 
 Json = dict[str, Any]
 
@@ -352,6 +353,24 @@ def remove_leftovers() -> list[str]:
     return containers + volumes
 
 
+def image_id(reference: str) -> str:
+    done = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Id}}", reference],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def remove_replaced_image(previous: str) -> None:
+    """act tags each build of the action's image `act-dockeraction:latest`; the build it replaced
+    is left untagged. Removes that one (not forced: an image still in use stays)."""
+    if previous and image_id(ACTION_IMAGE) != previous:
+        subprocess.run(["docker", "rmi", previous], capture_output=True, timeout=120, check=False)
+
+
 def git_head() -> str:
     done = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=False
@@ -624,6 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     head = git_head()
     checks = Checks()
     runs = [r for r in RUNS if not args.only or any(part in r.title for part in args.only)]
+    previous_image = image_id(ACTION_IMAGE)
     with tempfile.TemporaryDirectory(prefix="waza-ci-act-") as folder:
         scratch = Path(folder)
         try:
@@ -658,6 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         finally:
             left = remove_leftovers()
+            remove_replaced_image(previous_image)
     print()
     checks.equal("no container or volume of these workflows left behind", left, [])
     print(f"act: {checks.passed} passed, {checks.failed} failed", flush=True)
