@@ -444,7 +444,11 @@ def check_regrade(checks: Checks, log: ActLog, fake: RemoteFakeGitHub, head: str
     statuses = sorted(str(step.exit_status) for step in (first, second))
     checks.equal("shards: exit statuses of 1/2 and 2/2 (gamma fails in one)", statuses, ["0", "1"])
     runs = [s.outputs.get("runs-graded", "") for s in (first, second)]
-    checks.equal("shards: runs graded by the two shards", runs.count("2"), 2)
+    checks.check(
+        all(r.isdigit() and int(r) > 0 for r in runs) and sum(map(int, runs)) == 4,
+        "shards: each shard grades some runs, both together all 4",
+        f"runs-graded {runs!r}",
+    )
     checks.equal(
         "shards: a shard posts no check run (check-run-id)",
         [first.outputs.get("check-run-id"), second.outputs.get("check-run-id")],
