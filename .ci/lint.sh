@@ -20,7 +20,8 @@ step "install linters into $VENV"
   2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2)
 export PATH="$PWD/$VENV/bin:$PATH"
 
-workflows=(.github/workflows/*.yml examples/workflows/*.yml)
+# tests/act/*.yml: the act self-test's workflows (.ci/act.sh), linted like the others.
+workflows=(.github/workflows/*.yml examples/workflows/*.yml tests/act/*.yml)
 
 step "action.yml against the GitHub Actions schema"
 check-jsonschema --builtin-schema vendor.github-actions action.yml
@@ -56,8 +57,8 @@ step "actionlint (with shellcheck on run: scripts)"
 actionlint "${workflows[@]}"
 echo "ok -- ${#workflows[@]} workflow files"
 
-step "shellcheck .ci/lint.sh .ci/docker.sh"
-shellcheck .ci/lint.sh .ci/docker.sh
+step "shellcheck .ci/lint.sh .ci/docker.sh .ci/act.sh tests/act/make-eval.sh"
+shellcheck -x .ci/lint.sh .ci/docker.sh .ci/act.sh tests/act/make-eval.sh
 echo "ok -- shell scripts"
 
 step "lint passed"
