@@ -1,11 +1,17 @@
-"""The step's outputs, and the report JSON file that one of them names."""
+"""The step's outputs, and the report JSON file that one of them names.
+
+A later step may paste an output into a shell (`run: echo ${{ steps.x.outputs.check-run-url }}`),
+so every value that comes from outside (GitHub's answers, the results files) is checked for its
+kind here; one that fails is left empty, with a warning.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from waza_ci.errors import WazaCiError
 from waza_ci.gate.baseline_io import gate_status
@@ -37,15 +43,41 @@ def write_report_json(
     return relative
 
 
+def checked_url(url: str, server_url: str) -> str | None:
+    """`url` when it is one plain `https://` address on the GitHub server's own host (the host of
+    GITHUB_SERVER_URL, e.g. github.com or a GitHub Enterprise host); None otherwise."""
+    if not _PLAIN_URL.fullmatch(url):
+        return None
+    parts, server = urlsplit(url), urlsplit(server_url)
+    same_host = parts.hostname is not None and parts.hostname == server.hostname
+    same_port = parts.port == server.port
+    return url if parts.scheme == "https" and same_host and same_port else None
+
+
+# What GitHub's web addresses of a check run look like (`https://host[:port]/owner/repo/runs/1`):
+# no query, no fragment, no character a shell treats specially, so even an unquoted paste of
+# the output stays one harmless word.
+_PLAIN_URL = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%-]*)*")
+
+
+def checked_id(value: int) -> str | None:
+    """A positive integer id as digits; None for anything else."""
+    valid = isinstance(value, int) and not isinstance(value, bool) and value > 0
+    return str(value) if valid else None
+
+
 def step_outputs(
     evaluation: Evaluation,
     check: CheckRunResult | None,
     *,
     report_json: str,
     output_file: Path | None,
+    server_url: str,
+    warn: Callable[[str], None],
 ) -> dict[str, str]:
     """Every output action.yml declares."""
     summary = evaluation.summary
+    check_id, check_url = _check_run_outputs(check, server_url, warn)
     return {
         "failed-tasks": json.dumps(evaluation.model.failed_tasks, ensure_ascii=False),
         "report-json": report_json,
@@ -54,11 +86,30 @@ def step_outputs(
         "runs-graded": str(summary.runs_graded),
         "runs-failed": str(summary.runs_failed),
         "grader-errors": str(summary.grader_errors),
-        "check-run-id": str(check.id) if check else "",
-        "check-run-url": check.html_url if check else "",
+        "check-run-id": check_id,
+        "check-run-url": check_url,
         "output-file": str(output_file) if output_file else "",
         **_gate_outputs(evaluation),
     }
+
+
+def _check_run_outputs(
+    check: CheckRunResult | None, server_url: str, warn: Callable[[str], None]
+) -> tuple[str, str]:
+    """`check-run-id` and `check-run-url` from GitHub's answer, each checked for its kind."""
+    if check is None:
+        return "", ""
+    check_id = checked_id(check.id)
+    if check_id is None:
+        warn("GitHub answered a check-run id that is not a positive number: check-run-id is empty")
+    check_url = checked_url(check.html_url, server_url) if check.html_url else ""
+    if check_url is None:
+        host = urlsplit(server_url).hostname
+        warn(
+            f"GitHub answered a check-run address that is not an https address on {host}: "
+            "check-run-url is empty"
+        )
+    return check_id or "", check_url or ""
 
 
 def _gate_outputs(evaluation: Evaluation) -> dict[str, str]:

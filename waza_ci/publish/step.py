@@ -19,7 +19,7 @@ from waza_ci.github.runner import RunnerEnv, WorkflowCommands, append_summary
 from waza_ci.publish.check_run import conclusion_of, open_session, publish_check_run, run_url
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import PublishOptions
-from waza_ci.publish.outputs import step_outputs, write_report_json
+from waza_ci.publish.outputs import checked_url, step_outputs, write_report_json
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.markdown import JOB_SUMMARY_LIMIT
 from waza_ci.report.regressions import (
@@ -59,7 +59,12 @@ def publish(
     check = _publish_to_github(evaluation, options, runner, env, commands)
     report_json = write_report_json(evaluation, env, commands)
     outputs = step_outputs(
-        evaluation, check, report_json=report_json, output_file=options.output_file
+        evaluation,
+        check,
+        report_json=report_json,
+        output_file=options.output_file,
+        server_url=runner.server_url,
+        warn=lambda line: commands.warning(line, title="waza-ci"),
     )
     return StepResult(outputs, evaluation.exit_code)
 
@@ -111,7 +116,7 @@ def _publish_to_github(
                     http,
                     has_token=bool(options.token),
                     check_name=options.check_name,
-                    check_url=check.html_url if check else None,
+                    check_url=checked_url(check.html_url, runner.server_url) if check else None,
                     summary_url=run_url(runner),
                 ),
                 summary=evaluation.summary,
