@@ -56,8 +56,8 @@ step "actionlint (with shellcheck on run: scripts)"
 actionlint "${workflows[@]}"
 echo "ok -- ${#workflows[@]} workflow files"
 
-step "shellcheck .ci/lint.sh .ci/docker.sh"
-shellcheck .ci/lint.sh .ci/docker.sh
+step "shellcheck .ci/lint.sh .ci/docker.sh .ci/openapi.sh"
+shellcheck .ci/lint.sh .ci/docker.sh .ci/openapi.sh
 echo "ok -- shell scripts"
 
 step "lint passed"
