@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from tests.conftest import without_times
-from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
+from tests.fake_github import FakeGitHub
 from tests.test_container import (
     DEMO,
     IMAGE,
@@ -64,9 +64,8 @@ def image() -> str:
 
 @pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as server:
+    with FakeGitHub() as server:  # leaving it checks every request against GitHub's description
         yield server
-        assert_bodies_match_openapi(server.requests)
 
 
 def step(job: Mapping[str, Any], uses: str) -> dict[str, Any]:
