@@ -681,7 +681,7 @@ class FakeGitHub:
         prefix: str = "",
         token: str | None = None,
         server_url: str = "https://github.example",
-        login: str = "github-actions[bot]",
+        login: str = COMMENT_BOT,
     ) -> None:
         self._host = host
         self._port = port

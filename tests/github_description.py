@@ -64,7 +64,6 @@ _METHODS = ("get", "put", "post", "patch", "delete", "head", "options")
 _ANNOTATIONS = frozenset(
     {"description", "example", "examples", "title", "default", "deprecated", "externalDocs", "xml"}
 )
-_CACHE_FORMAT = 1
 
 
 class DescriptionMissing(FileNotFoundError):
@@ -130,7 +129,6 @@ def _load(path: Path) -> RestDescription:
 def _derived(path: Path) -> JsonObject:
     stat = path.stat()
     key = {
-        "format": _CACHE_FORMAT,
         "size": stat.st_size,
         "mtime_ns": stat.st_mtime_ns,
         "code": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
@@ -173,8 +171,8 @@ def derive(document: Mapping[str, Any]) -> JsonObject:
             responses: JsonObject = {}
             status = RESPONSE_OPERATIONS.get(operation_id)
             if status is not None:
-                content = operation["responses"][status].get("content") or {}
-                schema = (content.get("application/json") or {}).get("schema")
+                answer = (operation.get("responses") or {}).get(status) or {}
+                schema = ((answer.get("content") or {}).get("application/json") or {}).get("schema")
                 responses[status] = to_json_schema(schema) if schema is not None else None
             operations.append(
                 {
