@@ -8,6 +8,7 @@
 #
 # Usage: bash .ci/unprivileged.sh [PYTEST ARGS]   (.ci/run runs it, without arguments, last)
 # Env:   WAZA_CI_UID (default 1001), WAZA_CI_IMAGE (default waza-ci:test), PYTHON (from python.sh)
+# Needs npm unless .ci/openapi.sh already installed GitHub's REST description.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 uid="${WAZA_CI_UID:-1001}"
@@ -79,6 +80,12 @@ echo "unprivileged pass: uid $uid, $("$base" --version), in $repo"
 # Installed as the invoking user (it can reach the package index), then handed over.
 "$base" -m venv "$repo/.venv"
 "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo[test]"
+# GitHub's REST description (git-ignored, so not in the copy): installed if need be, then copied
+# with the extract the first pass cached beside it into the user's home, named by
+# WAZA_CI_GITHUB_OPENAPI (tests/github_description.py). Without it the pass fails, as CI is set.
+description=$(bash .ci/openapi.sh)
+cp -pR "$(dirname "$(dirname "$description")")" "$home/octokit-openapi"
+description="$home/octokit-openapi/generated/$(basename "$description")"
 if [ "$(id -u)" -eq 0 ]; then
   chown -R "$uid:$uid" "$sandbox" "$home"
 fi
@@ -94,5 +101,5 @@ done
 
 cd "$repo"
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
-  WAZA_CI_IMAGE="$image" TMPDIR="$home" \
+  WAZA_CI_IMAGE="$image" TMPDIR="$home" WAZA_CI_GITHUB_OPENAPI="$description" \
   .venv/bin/pytest -q -p no:cacheprovider "$@"

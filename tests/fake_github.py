@@ -1,4 +1,4 @@
-"""A fake GitHub REST API (check runs, issue comments) served over real HTTP on loopback.
+"""A fake GitHub REST API (check runs, issue comments, the token's user) over HTTP on loopback.
 
 In-process, as a context manager or the `fake_github` pytest fixture:
 
@@ -8,6 +8,19 @@ In-process, as a context manager or the `fake_github` pytest fixture:
         ...
         fake.requests      # every API request: method, path, query, headers, parsed JSON body
         fake.check_runs    # the stored runs, each with its full "annotations" list
+        fake.invalid_requests  # the requests GitHub would refuse (see below)
+
+Every request is checked against GitHub's own REST API description (`tests/github_description.py`,
+npm `@octokit/openapi`, installed by `bash .ci/openapi.sh`): its method and path must be an
+operation of the description, its path and query parameters and its body must match that
+operation's schemas. One that does not is answered as GitHub would (404 for an operation GitHub
+does not have, 422 for a bad parameter or body, 400 for a body that is not JSON) and recorded,
+and so is one the fake's own rules refuse (GitHub's limits the description does not state: bytes
+rather than characters, no characters outside the Basic Multilingual Plane). Leaving the `with`
+block with recorded invalid requests fails (AssertionError), so any test whose product code sends
+one fails; a test that sends one on purpose takes them with `fake.take_invalid_requests()`. The
+script exits 1, listing them, when stopped. Without the description the fake refuses to start
+when `CI` is set and serves unchecked otherwise (`require_description`).
 
 From another process (an entrypoint subprocess, or a container on host networking):
 
@@ -16,15 +29,18 @@ From another process (an entrypoint subprocess, or a container on host networkin
 It writes the port to the file once it is listening and serves until SIGTERM/SIGINT. The test then
 drives and inspects it over HTTP with `RemoteFakeGitHub(url)`, or directly through the control
 endpoints (never recorded, always at the root, whatever the prefix):
-    GET  /_fake/requests     the recorded requests as JSON
-    GET  /_fake/check-runs   the stored check runs
-    POST /_fake/faults       a fault object or a list of them (see `Fault.to_json`)
-    POST /_fake/reset        forget requests, runs and faults
+    GET  /_fake/requests          the recorded requests as JSON
+    GET  /_fake/check-runs        the stored check runs
+    GET  /_fake/invalid-requests  the refused requests (see `InvalidRequest.to_json`)
+    POST /_fake/faults            a fault object or a list of them (see `Fault.to_json`)
+    POST /_fake/reset             forget requests, runs, comments, faults and refusals
 
-By default it implements create (201), get, update (200; annotations append), list annotations
-and "list check runs for a Git reference", with GitHub's request checks that matter here (at most
-50 annotations per request, required fields, annotation limits). Faults are consumed in order;
-the first whose method and path pattern (fnmatch, over the full path) match a request answers it.
+By default it implements check runs (create 201, get, update 200 with annotations appended, list
+annotations, "list check runs for a Git reference"), issue comments (list with pages, create,
+update, delete) and `GET /user` (the token's user; 403 "Resource not accessible by integration"
+for a bot's token, as GitHub answers the Actions token). Faults are consumed in order; the first
+whose method and path pattern (fnmatch, over the full path) match a request answers it. A request
+the description refuses is answered before any fault is consulted.
 """
 
 from __future__ import annotations
@@ -41,17 +57,21 @@ import socket
 import sys
 import threading
 import urllib.request
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import FrameType
 from typing import Any, Literal, cast
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
-OPENAPI_PATH = Path(__file__).resolve().parent / "data" / "checks-openapi.json"
+if __name__ == "__main__" and not __package__:  # run as a script: import `tests.` as a package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.github_description import RestDescription, Verdict, require_description
+
 DOCS_URL = "https://docs.github.com/rest/checks/runs"
 INTEGRATION_REFUSED = "Resource not accessible by integration"
 # GitHub's documented per-annotation limits ("64 KB", 255 characters).
@@ -97,6 +117,55 @@ class RecordedRequest:
             body=data["body"],
             raw_body=str(data["raw_body"]).encode("utf-8"),
         )
+
+
+@dataclass(frozen=True)
+class InvalidRequest:
+    """A request GitHub would refuse: what it was, the operation it matched (None: GitHub has no
+    such operation), the status it was answered with, and every reason."""
+
+    method: str
+    path: str
+    operation_id: str | None
+    status: int
+    problems: tuple[str, ...]
+
+    @classmethod
+    def from_verdict(cls, verdict: Verdict) -> InvalidRequest:
+        return cls(
+            verdict.method, verdict.path, verdict.operation_id, verdict.status, verdict.problems
+        )
+
+    def describe(self) -> str:
+        head = f"{self.method} {self.path} ({self.operation_id or 'no such operation'})"
+        return head + f" answered {self.status}:" + "".join(f"\n    {p}" for p in self.problems)
+
+    def to_json(self) -> JsonObject:
+        return {
+            "method": self.method,
+            "path": self.path,
+            "operation_id": self.operation_id,
+            "status": self.status,
+            "problems": list(self.problems),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> InvalidRequest:
+        return cls(
+            method=str(data["method"]),
+            path=str(data["path"]),
+            operation_id=data["operation_id"],
+            status=int(data["status"]),
+            problems=tuple(str(p) for p in data["problems"]),
+        )
+
+
+def invalid_requests_message(invalid: Iterable[InvalidRequest]) -> str:
+    found = list(invalid)
+    return (
+        f"{len(found)} request(s) GitHub would refuse (its REST description, or its limits):\n"
+        + ("\n".join(item.describe() for item in found))
+    )
 
 
 @dataclass
@@ -418,11 +487,78 @@ class _State:
         }
 
 
+def simple_user(login: str, server_url: str, api_url: str) -> JsonObject:
+    """A user as GitHub's `simple-user` schema shows one; `[bot]` logins are bots."""
+    bot = login.endswith("[bot]")
+    user_id = 41_898_282 if login == COMMENT_BOT else 1_000 + zlib.crc32(login.encode()) % 10**8
+    url = f"{api_url}/users/{quote(login, safe='')}"
+    return {
+        "login": login,
+        "id": user_id,
+        "node_id": f"{'BOT' if bot else 'U'}_fake{user_id}",
+        "avatar_url": f"https://avatars.example/u/{user_id}?v=4",
+        "gravatar_id": "",
+        "url": url,
+        "html_url": f"{server_url}/{'apps/' + login.removesuffix('[bot]') if bot else login}",
+        "followers_url": f"{url}/followers",
+        "following_url": f"{url}/following{{/other_user}}",
+        "gists_url": f"{url}/gists{{/gist_id}}",
+        "starred_url": f"{url}/starred{{/owner}}{{/repo}}",
+        "subscriptions_url": f"{url}/subscriptions",
+        "organizations_url": f"{url}/orgs",
+        "repos_url": f"{url}/repos",
+        "events_url": f"{url}/events{{/privacy}}",
+        "received_events_url": f"{url}/received_events",
+        "type": "Bot" if bot else "User",
+        "site_admin": False,
+    }
+
+
+def authenticated_user(login: str, server_url: str, api_url: str) -> JsonObject:
+    """`GET /user` for a person's token: the `public-user` form of the account."""
+    return {
+        **simple_user(login, server_url, api_url),
+        "name": None,
+        "company": None,
+        "blog": "",
+        "location": None,
+        "email": None,
+        "hireable": None,
+        "bio": None,
+        "public_repos": 0,
+        "public_gists": 0,
+        "followers": 0,
+        "following": 0,
+        "created_at": "2020-01-01T00:00:00Z",
+        "updated_at": "2020-01-01T00:00:00Z",
+    }
+
+
+def _annotation_to_api(
+    run: Mapping[str, Any], annotation: Mapping[str, Any], server: str
+) -> JsonObject:
+    """A stored annotation as GitHub lists it (`check-annotation`: every field, null when unset)."""
+    blob = f"{server}/{run['owner']}/{run['repo']}/blob/{run['head_sha']}/{annotation['path']}"
+    return {
+        "path": annotation["path"],
+        "start_line": annotation["start_line"],
+        "end_line": annotation["end_line"],
+        "start_column": annotation.get("start_column"),
+        "end_column": annotation.get("end_column"),
+        "annotation_level": annotation["annotation_level"],
+        "title": annotation.get("title"),
+        "message": annotation["message"],
+        "raw_details": annotation.get("raw_details"),
+        "blob_href": blob,
+    }
+
+
 class _Comments:
     """Issue (pull-request) comments: list with pages, create, update, delete."""
 
-    def __init__(self, server_url: str) -> None:
+    def __init__(self, server_url: str, login: str) -> None:
         self.server_url = server_url
+        self.login = login  # the token's account: the author of the comments it creates
         self.items: dict[int, JsonObject] = {}
         self.next_id = 7_000_000_001
 
@@ -435,37 +571,53 @@ class _Comments:
             "repo": repo,
             "issue": issue,
             "body": body,
-            "user": {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
+            "login": login,
             "created_at": now,
             "updated_at": now,
         }
         self.items[comment_id] = comment
         return comment
 
-    def to_api(self, comment: Mapping[str, Any]) -> JsonObject:
-        owner, repo, issue = comment["owner"], comment["repo"], comment["issue"]
+    def to_api(self, comment: Mapping[str, Any], api_url: str) -> JsonObject:
+        """The comment as GitHub's `issue-comment` schema describes it."""
+        owner, repo, issue, comment_id = (
+            comment["owner"],
+            comment["repo"],
+            comment["issue"],
+            comment["id"],
+        )
+        repo_url = f"{api_url}/repos/{owner}/{repo}"
         return {
-            "id": comment["id"],
+            "id": comment_id,
+            "node_id": f"IC_fake{comment_id}",
+            "url": f"{repo_url}/issues/comments/{comment_id}",
+            "html_url": f"{self.server_url}/{owner}/{repo}/pull/{issue}#issuecomment-{comment_id}",
             "body": comment["body"],
-            "user": dict(comment["user"]),
-            "html_url": f"{self.server_url}/{owner}/{repo}/pull/{issue}#issuecomment-"
-            f"{comment['id']}",
+            "user": simple_user(comment["login"], self.server_url, api_url),
             "created_at": comment["created_at"],
             "updated_at": comment["updated_at"],
+            "issue_url": f"{repo_url}/issues/{issue}",
+            "author_association": "NONE",
+            "performed_via_github_app": None,
         }
 
     def route(
-        self, name: str, args: Mapping[str, str], body: Any, query: Mapping[str, list[str]]
+        self,
+        name: str,
+        args: Mapping[str, str],
+        body: Any,
+        query: Mapping[str, list[str]],
+        api_url: str,
     ) -> tuple[int, JsonObject | list[Any]]:
         owner, repo = args["owner"], args["repo"]
         if name == "comments-list":
-            return 200, self._page(owner, repo, int(args["issue"]), query)
+            return 200, self._page(owner, repo, int(args["issue"]), query, api_url)
         problem = _comment_body_problem(body) if name != "comments-delete" else None
         if problem:
             return _error(422, problem)
         if name == "comments-create":
-            created = self.add(owner, repo, int(args["issue"]), body["body"], COMMENT_BOT)
-            return 201, self.to_api(created)
+            created = self.add(owner, repo, int(args["issue"]), body["body"], self.login)
+            return 201, self.to_api(created, api_url)
         comment = self.items.get(int(args["id"]))
         if comment is None or (comment["owner"], comment["repo"]) != (owner, repo):
             return _error(404, "Not Found")
@@ -474,9 +626,11 @@ class _Comments:
             return 204, cast(JsonObject, None)  # no body, as GitHub answers
         comment["body"] = body["body"]
         comment["updated_at"] = _now()
-        return 200, self.to_api(comment)
+        return 200, self.to_api(comment, api_url)
 
-    def _page(self, owner: str, repo: str, issue: int, query: Mapping[str, list[str]]) -> list[Any]:
+    def _page(
+        self, owner: str, repo: str, issue: int, query: Mapping[str, list[str]], api_url: str
+    ) -> list[Any]:
         per_page = min(int((query.get("per_page") or ["30"])[-1]), 100)
         page = max(int((query.get("page") or ["1"])[-1]), 1)
         found = [
@@ -484,7 +638,7 @@ class _Comments:
             for c in sorted(self.items.values(), key=lambda c: c["id"])
             if (c["owner"], c["repo"], c["issue"]) == (owner, repo, issue)
         ]
-        return [self.to_api(c) for c in found[(page - 1) * per_page : page * per_page]]
+        return [self.to_api(c, api_url) for c in found[(page - 1) * per_page : page * per_page]]
 
 
 def _comment_body_problem(body: Any) -> str | None:
@@ -509,6 +663,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     ("PATCH", re.compile(_REPO + r"/check-runs/(?P<id>\d+)"), "update"),
     ("GET", re.compile(_REPO + r"/check-runs/(?P<id>\d+)/annotations"), "annotations"),
     ("GET", re.compile(_REPO + r"/commits/(?P<ref>[^/]+)/check-runs"), "list"),
+    ("GET", re.compile(r"/user"), "user"),
 ]
 
 
@@ -526,17 +681,23 @@ class FakeGitHub:
         prefix: str = "",
         token: str | None = None,
         server_url: str = "https://github.example",
+        login: str = COMMENT_BOT,
     ) -> None:
         self._host = host
         self._port = port
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         # When set, API requests without `Authorization: Bearer <token>` get 401.
         self.token = token
+        # The token's account: `GET /user` and the author of the comments it creates.
+        self.login = login
         self._lock = threading.Lock()
         self._state = _State(server_url)
-        self._comments = _Comments(server_url)
+        self._comments = _Comments(server_url, login)
         self._requests: list[RecordedRequest] = []
+        self._invalid: list[InvalidRequest] = []
         self._faults: list[Fault] = []
+        # GitHub's REST description, set by start(); None when it is not installed (not in CI).
+        self.description: RestDescription | None = None
         self._server: ThreadingHTTPServer | None = None
         self._bound_port: int | None = None
         self._thread: threading.Thread | None = None
@@ -544,6 +705,7 @@ class FakeGitHub:
     # lifecycle
 
     def start(self) -> FakeGitHub:
+        self.description = require_description()  # raises when CI is set and it is missing
         server = ThreadingHTTPServer((self._host, self._port), _handler_for(self))
         server.daemon_threads = True
         self._server = server
@@ -567,8 +729,10 @@ class FakeGitHub:
     def __enter__(self) -> FakeGitHub:
         return self.start()
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: object, *exc_info: object) -> None:
         self.stop()
+        if exc_type is None:
+            self.assert_no_invalid_requests()
 
     @property
     def port(self) -> int:
@@ -602,6 +766,22 @@ class FakeGitHub:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def invalid_requests(self) -> list[InvalidRequest]:
+        """The requests refused so far, by GitHub's description or the fake's own rules."""
+        with self._lock:
+            return list(self._invalid)
+
+    def take_invalid_requests(self) -> list[InvalidRequest]:
+        """The refused requests, forgotten: for a test that sends invalid ones on purpose."""
+        with self._lock:
+            taken, self._invalid = self._invalid, []
+            return taken
+
+    def assert_no_invalid_requests(self) -> None:
+        invalid = self.invalid_requests
+        assert not invalid, invalid_requests_message(invalid)
+
     def requests_for(self, method: str) -> list[RecordedRequest]:
         return [request for request in self.requests if request.method == method]
 
@@ -622,7 +802,7 @@ class FakeGitHub:
         """Stored issue comments in creation order, as the API shows them plus `issue`."""
         with self._lock:
             return [
-                {**self._comments.to_api(c), "issue": c["issue"]}
+                {**self._comments.to_api(c, self.url), "issue": c["issue"]}
                 for c in sorted(self._comments.items.values(), key=lambda c: c["id"])
             ]
 
@@ -637,9 +817,10 @@ class FakeGitHub:
     def reset(self) -> None:
         with self._lock:
             self._requests.clear()
+            self._invalid.clear()
             self._faults.clear()
             self._state = _State(self._state.server_url)
-            self._comments = _Comments(self._state.server_url)
+            self._comments = _Comments(self._state.server_url, self.login)
 
     # request handling (called from handler threads)
 
@@ -657,6 +838,50 @@ class FakeGitHub:
         with self._lock:
             self._requests.append(request)
 
+    def _refuse(self, invalid: InvalidRequest) -> None:
+        with self._lock:
+            self._invalid.append(invalid)
+
+    def _verdict(self, request: RecordedRequest) -> Verdict | None:
+        """The description's verdict on a request, None when there is no description."""
+        if self.description is None:
+            return None
+        path = request.path
+        if not path.startswith(self.prefix + "/"):
+            # Outside the API's prefix (/api/v3): no operation of GitHub's can match it.
+            path = "/ (outside the prefix " + self.prefix + ") " + path
+        else:
+            path = path[len(self.prefix) :]
+        return self.description.check(
+            request.method,
+            path,
+            request.query,
+            content_type=request.headers.get("content-type"),
+            body=request.body,
+            raw_body=request.raw_body,
+        )
+
+    def _answer(self, request: RecordedRequest) -> tuple[int, JsonObject | list[Any]]:
+        """The fake's own answer; a 400 or 422 from its GitHub rules is recorded as refused."""
+        status, body = self._dispatch(request)
+        if status in (400, 422):
+            message = body.get("message") if isinstance(body, dict) else None
+            operation = self._operation_id(request)
+            self._refuse(
+                InvalidRequest(
+                    request.method,
+                    request.path,
+                    operation,
+                    status,
+                    (f"the fake's GitHub rules: {message}",),
+                )
+            )
+        return status, body
+
+    def _operation_id(self, request: RecordedRequest) -> str | None:
+        verdict = self._verdict(request)
+        return None if verdict is None else verdict.operation_id
+
     def _dispatch(self, request: RecordedRequest) -> tuple[int, JsonObject | list[Any]]:
         if (
             self.token is not None
@@ -672,10 +897,23 @@ class FakeGitHub:
                 with self._lock:
                     if name.startswith("comments-"):
                         return self._comments.route(
-                            name, match.groupdict(), request.body, request.query
+                            name, match.groupdict(), request.body, request.query, self.url
                         )
+                    if name == "user":
+                        return self._user()
                     return self._route(name, match.groupdict(), request)
         return _error(404, "Not Found")
+
+    def _user(self) -> tuple[int, JsonObject]:
+        if self.login.endswith("[bot]"):
+            # An app's installation token, such as the job's GITHUB_TOKEN, has no user.
+            body = {
+                "message": INTEGRATION_REFUSED,
+                "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user",
+                "status": "403",
+            }
+            return 403, body
+        return 200, authenticated_user(self.login, self._state.server_url, self.url)
 
     def _route(
         self, name: str, args: Mapping[str, str], request: RecordedRequest
@@ -691,7 +929,9 @@ class FakeGitHub:
         if name == "update":
             return state.update(run, request.body, self.url)
         if name == "annotations":
-            return 200, copy.deepcopy(run["annotations"])
+            return 200, [
+                _annotation_to_api(run, a, self._state.server_url) for a in run["annotations"]
+            ]
         return 200, state.to_api(run, self.url)
 
     def _control(self, method: str, path: str, body: Any) -> tuple[int, Any]:
@@ -699,6 +939,8 @@ class FakeGitHub:
             return 200, [request.to_json() for request in self.requests]
         if method == "GET" and path == "/_fake/check-runs":
             return 200, self.check_runs
+        if method == "GET" and path == "/_fake/invalid-requests":
+            return 200, [item.to_json() for item in self.invalid_requests]
         if method == "POST" and path == "/_fake/faults":
             items = body if isinstance(body, list) else [body]
             self.add_fault(*(Fault.from_json(item) for item in items))
@@ -737,12 +979,15 @@ def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         def _handle(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             parts = urlsplit(self.path)
+            not_json = False
             try:
                 body = json.loads(raw) if raw else None
             except ValueError:
-                self._send(*_error(400, "Problems parsing JSON"))
-                return
+                body, not_json = None, True
             if parts.path.startswith("/_fake/"):
+                if not_json:
+                    self._send(*_error(400, "Problems parsing JSON"))
+                    return
                 try:
                     self._send(*fake._control(self.command, parts.path, body))
                 except (KeyError, TypeError, ValueError) as exc:
@@ -757,12 +1002,23 @@ def _handler_for(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 raw_body=raw,
             )
             fake._record(request)
+            verdict = fake._verdict(request)
+            if verdict is not None and not verdict.ok:
+                fake._refuse(InvalidRequest.from_verdict(verdict))
+                self._send(verdict.status, verdict.answer())
+                return
+            if not_json:
+                fake._refuse(
+                    InvalidRequest(request.method, request.path, None, 400, ("body is not JSON",))
+                )
+                self._send(*_error(400, "Problems parsing JSON"))
+                return
             fault = fake._take_fault(request.method, request.path)
             if fault is None:
-                self._send(*fake._dispatch(request))
+                self._send(*fake._answer(request))
                 return
             if fault.action in ("apply_then_drop", "apply_then_respond"):
-                fake._dispatch(request)
+                fake._answer(request)
             if fault.action in ("drop", "apply_then_drop"):
                 self._drop()
                 return
@@ -808,6 +1064,11 @@ class RemoteFakeGitHub:
     def check_runs(self) -> list[JsonObject]:
         return list(self._call("GET", "/_fake/check-runs"))
 
+    @property
+    def invalid_requests(self) -> list[InvalidRequest]:
+        items = self._call("GET", "/_fake/invalid-requests")
+        return [InvalidRequest.from_json(item) for item in items]
+
     def add_fault(self, *faults: Fault) -> None:
         self._call("POST", "/_fake/faults", [fault.to_json() for fault in faults])
 
@@ -815,106 +1076,20 @@ class RemoteFakeGitHub:
         self._call("POST", "/_fake/reset", {})
 
 
-# --- validating against GitHub's OpenAPI description ------------------------------------------
-
-
-def _to_json_schema(node: Any) -> Any:
-    """OpenAPI 3.0 schema objects -> JSON Schema: drop `discriminator`, map `nullable`."""
-    if isinstance(node, list):
-        return [_to_json_schema(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    converted = {
-        key: _to_json_schema(value) for key, value in node.items() if key != "discriminator"
-    }
-    if converted.pop("nullable", False) is True:
-        if isinstance(converted.get("type"), str):
-            converted["type"] = [converted["type"], "null"]
-        if isinstance(converted.get("enum"), list):
-            converted["enum"] = [*converted["enum"], None]
-    return converted
-
-
-@cache
-def _openapi_document() -> JsonObject:
-    return cast(JsonObject, _to_json_schema(json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))))
-
-
-def _pointer(*parts: str) -> str:
-    return "#/" + "/".join(part.replace("~", "~0").replace("/", "~1") for part in parts)
-
-
-def openapi_schema(operation_id: str | None = None, component: str | None = None) -> JsonObject:
-    """A JSON Schema for an operation's request body or a component, `$ref`s resolving in-file.
-
-    The whole document is the root, so `#/components/...` references resolve; the root's `$ref`
-    selects the part to validate (Draft 4 ignores a `$ref`'s sibling keys).
-    """
-    document = _openapi_document()
-    if component is not None:
-        target = _pointer("components", "schemas", component)
-    else:
-        target = ""
-        for path, item in document["paths"].items():
-            for method, operation in item.items():
-                if isinstance(operation, dict) and operation.get("operationId") == operation_id:
-                    target = _pointer(
-                        "paths",
-                        path,
-                        method,
-                        "requestBody",
-                        "content",
-                        "application/json",
-                        "schema",
-                    )
-        if not target:
-            raise KeyError(f"no operation {operation_id!r} in {OPENAPI_PATH.name}")
-    return {**document, "$ref": target}
-
-
-def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:
-    """Every validation error of `instance`, as "<json path>: <message>" lines."""
-    import jsonschema
-
-    validator = jsonschema.Draft4Validator(dict(schema))
-    return [
-        f"{error.json_path}: {error.message[:300]}" for error in validator.iter_errors(instance)
-    ]
-
-
-_OPERATION_FOR_METHOD = {"POST": "checks/create", "PATCH": "checks/update"}
-
-
-def request_body_errors(request: RecordedRequest) -> list[str]:
-    """Schema errors of a recorded create/update body; [] for other requests."""
-    operation = _OPERATION_FOR_METHOD.get(request.method)
-    if operation is None or "/check-runs" not in request.path:
-        return []
-    return schema_errors(request.body, openapi_schema(operation))
-
-
-def assert_bodies_match_openapi(requests: Iterable[RecordedRequest]) -> None:
-    problems = [
-        f"{request.method} {request.path}: {error}"
-        for request in requests
-        for error in request_body_errors(request)
-    ]
-    assert not problems, "request bodies break GitHub's OpenAPI schema:\n" + "\n".join(problems)
-
-
 # --- pytest fixture ----------------------------------------------------------------------------
 
-try:
-    import pytest
-except ImportError:  # plain-script use without pytest installed
-    pass
-else:
+if __name__ != "__main__":  # the script needs no fixture, nor pytest's import time (~0.15 s)
+    try:
+        import pytest
+    except ImportError:  # imported without pytest installed
+        pass
+    else:
 
-    @pytest.fixture
-    def fake_github() -> Iterator[FakeGitHub]:
-        """A running fake on 127.0.0.1 (free port); stopped after the test."""
-        with FakeGitHub() as fake:
-            yield fake
+        @pytest.fixture
+        def fake_github() -> Iterator[FakeGitHub]:
+            """A running fake on 127.0.0.1 (free port); stopped after the test."""
+            with FakeGitHub() as fake:
+                yield fake
 
 
 # --- script mode --------------------------------------------------------------------------------
@@ -976,6 +1151,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port-file", type=Path, help="write the bound port here when listening")
     parser.add_argument("--prefix", default="", help="API path prefix, e.g. /api/v3 for GHES")
     parser.add_argument("--token", help="require `Authorization: Bearer TOKEN` (else 401)")
+    parser.add_argument(
+        "--server-url",
+        default="https://github.example",
+        help="the web server its `html_url`s point at (the runner's GITHUB_SERVER_URL)",
+    )
     args = parser.parse_args(argv)
     stopping = threading.Event()
 
@@ -984,14 +1164,30 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    with FakeGitHub(host=args.host, port=args.port, prefix=args.prefix, token=args.token) as fake:
+    fake = FakeGitHub(
+        host=args.host,
+        port=args.port,
+        prefix=args.prefix,
+        token=args.token,
+        server_url=args.server_url,
+    )
+    fake.start()
+    try:
         if args.port_file is not None:
             # Write then rename, so a reader polling for the file never sees it half-written.
             partial = args.port_file.with_name(args.port_file.name + ".partial")
             partial.write_text(f"{fake.port}\n", encoding="utf-8")
             os.replace(partial, args.port_file)
-        print(f"fake GitHub API listening on {fake.url}", flush=True)
+        checked = f"checked against {fake.description!r}" if fake.description else "unchecked"
+        print(f"fake GitHub API listening on {fake.url} ({checked})", flush=True)
         stopping.wait()
+    finally:
+        fake.stop()
+    # Stopped: the requests GitHub would have refused make the exit status 1.
+    invalid = fake.invalid_requests
+    if invalid:
+        print(invalid_requests_message(invalid), file=sys.stderr, flush=True)
+        return 1
     return 0
 
 

@@ -25,7 +25,7 @@ from tests.conftest import (
     make_results,
     make_run,
 )
-from tests.fake_github import FakeGitHub, Fault, SilentServer, assert_bodies_match_openapi
+from tests.fake_github import FakeGitHub, Fault, SilentServer
 from tests.runner_files import parse_command, parse_github_output
 
 TOKEN = "ghs_FAKE0token0for0tests0only0123456789"
@@ -48,11 +48,10 @@ class ActionRun:
 
 @pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
-    """The loopback API; after each test every body the action sent is checked against
-    GitHub's OpenAPI schema for check runs."""
+    """The loopback API; leaving it fails the test if the action sent a request GitHub's REST
+    description (or its limits) refuses."""
     with FakeGitHub(token=TOKEN) as server:
         yield server
-        assert_bodies_match_openapi(server.requests)
 
 
 class Runner:

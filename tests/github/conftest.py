@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 
-from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
+from tests.fake_github import FakeGitHub
+from tests.github_description import (
+    DescriptionMissing,
+    RestDescription,
+    in_ci,
+    load_description,
+)
 from waza_ci.github.checks import CheckRunClient
 
 TOKEN = "ghs_TESTtoken0123456789abcdefABCDEF"
@@ -35,11 +41,22 @@ class FakeTime:
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
-    """The fake API, requiring our token; afterwards every create/update body must match
-    GitHub's OpenAPI request schema."""
+    """The fake API, requiring our token; leaving it fails the test if a request broke GitHub's
+    REST description or limits (see tests/fake_github.py)."""
     with FakeGitHub(token=TOKEN) as fake:
         yield fake
-        assert_bodies_match_openapi(fake.requests)
+
+
+@pytest.fixture(scope="session")
+def description() -> RestDescription:
+    """GitHub's REST description (tests/github_description.py). Not installed: a failure when
+    CI is set, else a skip that says how to install it."""
+    try:
+        return load_description()
+    except DescriptionMissing as missing:
+        if in_ci():
+            pytest.fail(f"{missing} CI is set, so this is a failure, not a skip.")
+        pytest.skip(str(missing))
 
 
 @pytest.fixture

@@ -68,10 +68,10 @@ def test_answers_are_decoded_json_of_any_shape_and_refusals_are_typed() -> None:
         assert http.request("GET", "/repos/o/r/issues/1/comments") == [1, 2]
         github.add_fault(Fault("DELETE", status=404, body={"message": "Not Found"}))
         with pytest.raises(AccessRefused):
-            http.request("DELETE", "/repos/o/r/x", refused_statuses=(404,))
+            http.request("DELETE", "/repos/o/r/issues/comments/1", refused_statuses=(404,))
         github.add_fault(Fault("DELETE", status=404, body={"message": "Not Found"}))
         with pytest.raises(GitHubApiError) as caught:
-            http.request("DELETE", "/repos/o/r/x")
+            http.request("DELETE", "/repos/o/r/issues/comments/1")
         assert caught.value.status == 404 and not isinstance(caught.value, AccessRefused)
 
 

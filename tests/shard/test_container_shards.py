@@ -31,7 +31,7 @@ from tests.action.test_container import (
     ensure_image,
 )
 from tests.conftest import without_times
-from tests.fake_github import FakeGitHub, assert_bodies_match_openapi
+from tests.fake_github import FakeGitHub
 
 pytestmark = pytest.mark.docker
 
@@ -64,9 +64,8 @@ def image() -> str:
 
 @pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as server:
+    with FakeGitHub() as server:  # leaving it checks every request against GitHub's description
         yield server
-        assert_bodies_match_openapi(server.requests)
 
 
 def step(job: Mapping[str, Any], uses: str) -> dict[str, Any]:
