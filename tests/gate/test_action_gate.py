@@ -17,8 +17,8 @@ from tests.action.test_log_injection import (
     hostile_project,
     log_lines,
 )
-from tests.conftest import Project, run_cli_process
-from tests.fake_github import FakeGitHub
+from tests.conftest import Project, run_cli_process, without_times
+from tests.fake_github import FakeGitHub, Fault
 from tests.gate.test_baseline import write_good_project
 
 
@@ -162,10 +162,53 @@ def test_the_pull_request_comment_is_posted_once_and_updated(
     assert comment["issue"] == 7
     assert "**Regression gate: ✅ pass**" in str(comment["body"])
     assert f"[Check run]({github.check_runs[-1]['html_url']})" in str(comment["body"])
-    # Outside a pull request: one notice, nothing posted.
+    # Outside a pull request: one log line, no annotation (nothing was asked), nothing posted.
     pushed = runner.run(inputs, env={"GITHUB_EVENT_NAME": "push", "GITHUB_WORKFLOW": "CI"})
-    assert pushed.stdout.count("::notice title=waza-ci::no pull-request comment") == 1
+    assert "::notice" not in pushed.stdout
+    assert pushed.stdout.count("no pull-request comment: this is not a pull_request event") == 1
     assert len(github.comments) == 1
+    # With `comment: always` a comment was asked for: then it is a notice.
+    always = runner.run(
+        {**inputs, "comment": "always"}, env={"GITHUB_EVENT_NAME": "push", "GITHUB_WORKFLOW": "CI"}
+    )
+    assert always.stdout.count("::notice title=waza-ci::no pull-request comment") == 1
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("GET", "*/comments", status=200, body=[], times=2),  # the list lags the create
+        Fault("GET", "*/comments", status=200, body={"not": "a list"}),
+        Fault("POST", "*/comments", status=201, body={"no": "id"}),
+    ],
+    ids=["lagging-list", "list-not-an-array", "create-without-id"],
+)
+def test_the_comment_never_changes_the_verdict_summary_or_outputs(
+    tmp_path: Path, github: FakeGitHub, project: Project, fault: Fault
+) -> None:
+    write_good_project(project, {"t1": ["bad"]})
+    pull_request = {"pull_request": {"number": 7, "head": {"sha": "c" * 40}}}
+    runs = []
+    for folder, comment in (("off", "off"), ("on", "on-change")):
+        (tmp_path / folder).mkdir()
+        runner = Runner(tmp_path / folder, github, project.root)
+        env = {**runner.event("pull_request", pull_request), "GITHUB_WORKFLOW": "CI"}
+        if comment != "off":
+            github.add_fault(fault)
+        runs.append(runner.run({**INPUTS, "comment": comment}, env=env))
+    clean, result = runs
+    assert result.code == clean.code == 1, result.log
+    assert "Traceback" not in result.log
+    assert {k: v for k, v in result.outputs.items() if not k.startswith("check-run")} == {
+        k: v for k, v in clean.outputs.items() if not k.startswith("check-run")
+    }
+    assert without_times(result.summary) == without_times(clean.summary)
+    warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
+    if fault.body == []:  # a lag is no problem at all
+        assert not warnings and len(github.comments) == 1
+    else:
+        assert len(warnings) == 1 and "pull-request comment could not be posted" in warnings[0]
+        assert len(github.comments) <= 1
 
 
 def test_hostile_names_reach_no_workflow_command_through_the_gate_and_comment(

@@ -4,6 +4,7 @@ duplicates, pagination past 100 comments, concurrent runs, human edits, 403."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -50,8 +51,13 @@ def body(text: str) -> str:
     return f"{MARKER}\n{text}"
 
 
-def ours(github: FakeGitHub) -> list[dict[str, object]]:
+def ours(github: FakeGitHub) -> list[dict[str, Any]]:
     return [c for c in github.comments if str(c["body"]).startswith(MARKER)]
+
+
+def as_listed(comment: dict[str, Any]) -> dict[str, Any]:
+    """A stored comment as the list answers it (without the fake's `issue` key)."""
+    return {key: value for key, value in comment.items() if key != "issue"}
 
 
 def test_creates_then_updates_in_place_never_a_second_copy(
@@ -81,8 +87,8 @@ def test_finds_its_comment_past_the_first_100(
     result = sticky.upsert(ISSUE, MARKER, body("new"))
     assert result is not None and result.id == existing and result.action == "updated"
     assert [c["body"] for c in ours(github)] == [body("new")]
-    pages = [r.query.get("page") for r in github.requests_for("GET")]
-    assert pages == [["1"], ["2"]]
+    lists = [r for r in github.requests_for("GET") if r.path.endswith("/comments")]
+    assert [r.query.get("page") for r in lists] == [["1"], ["2"]]
     assert not github.requests_for("POST")
 
 
@@ -137,6 +143,178 @@ def test_a_read_only_token_is_comments_unavailable(
         sticky.upsert(ISSUE, MARKER, body("x"))
 
 
+# --- whose comment it is, and answers that lag, shift, vanish or make no sense ---------------
+
+
+PAT_USER = "octocat"
+
+
+@pytest.fixture
+def pat_github() -> Iterator[FakeGitHub]:
+    """The API as a personal access token sees it: `GET /user` answers, comments are a User's."""
+    with FakeGitHub(token=TOKEN, login=PAT_USER) as fake:
+        yield fake
+
+
+@pytest.fixture
+def pat_sticky(pat_github: FakeGitHub, fake_time: FakeTime) -> Iterator[StickyCommentClient]:
+    session = GitHubHttp(
+        pat_github.url,
+        TOKEN,
+        sleep=fake_time.sleep,
+        clock=fake_time.clock,
+        monotonic=fake_time.clock,
+        deadline_s=3600,
+        write_interval_s=0,
+    )
+    yield StickyCommentClient(session, REPOSITORY)
+    session.close()
+
+
+def test_a_personal_token_updates_its_own_comment_instead_of_posting_one_per_run(
+    pat_github: FakeGitHub, pat_sticky: StickyCommentClient
+) -> None:
+    first = pat_sticky.upsert(ISSUE, MARKER, body("run 1"))
+    second = pat_sticky.upsert(ISSUE, MARKER, body("run 2"))
+    assert first is not None and second is not None
+    assert (first.action, second.action) == ("created", "updated")
+    (comment,) = ours(pat_github)
+    assert comment["body"] == body("run 2") and comment["user"]["login"] == PAT_USER
+    assert len(pat_github.requests_for("POST")) == 1
+
+
+def test_a_personal_token_never_edits_a_marked_comment_another_account_wrote(
+    pat_github: FakeGitHub, pat_sticky: StickyCommentClient
+) -> None:
+    bot_copy = pat_github.add_comment(ISSUE, body("the bot's"), login=BOT, repository=REPOSITORY)
+    mine = pat_github.add_comment(ISSUE, body("mine"), login=PAT_USER, repository=REPOSITORY)
+    someone = pat_github.add_comment(ISSUE, body("pasted"), login="mallory", repository=REPOSITORY)
+    result = pat_sticky.upsert(ISSUE, MARKER, body("new"))
+    assert result is not None and (result.id, result.action) == (mine, "updated")
+    bodies = {c["id"]: c["body"] for c in pat_github.comments}
+    assert bodies == {bot_copy: body("the bot's"), mine: body("new"), someone: body("pasted")}
+    assert not pat_github.requests_for("DELETE")
+
+
+def test_the_app_token_never_edits_a_marked_comment_a_person_wrote(
+    github: FakeGitHub, sticky: StickyCommentClient
+) -> None:
+    person = github.add_comment(ISSUE, body("by hand"), login=PAT_USER, repository=REPOSITORY)
+    result = sticky.upsert(ISSUE, MARKER, body("new"))
+    assert result is not None and result.action == "created" and result.id != person
+    assert {c["id"]: c["body"] for c in github.comments}[person] == body("by hand")
+    (user_request,) = [r for r in github.requests_for("GET") if r.path == "/user"]
+    assert user_request is not None  # asked once: 403 for an app's token, so any bot is ours
+
+
+@pytest.mark.parametrize("token", ["app", "personal"])
+def test_a_list_that_lags_the_create_is_no_crash_and_no_duplicate(
+    token: str,
+    github: FakeGitHub,
+    sticky: StickyCommentClient,
+    pat_github: FakeGitHub,
+    pat_sticky: StickyCommentClient,
+) -> None:
+    fake, client = (github, sticky) if token == "app" else (pat_github, pat_sticky)
+    # Both lists answer "none yet": the one before the create, and the one after it.
+    fake.add_fault(Fault("GET", "*/comments", status=200, body=[], times=2))
+    result = client.upsert(ISSUE, MARKER, body("run 1"))
+    assert result is not None and result.action == "created"
+    (comment,) = ours(fake)
+    assert result.id == comment["id"]
+    assert not fake.requests_for("DELETE")
+    again = client.upsert(ISSUE, MARKER, body("run 2"))
+    assert again is not None and (again.id, again.action) == (result.id, "updated")
+    assert len(ours(fake)) == 1
+
+
+def test_a_list_that_shifts_while_paged_shows_ours_twice_and_it_is_not_deleted(
+    github: FakeGitHub, sticky: StickyCommentClient
+) -> None:
+    others = [github.add_comment(ISSUE, f"c{i}", repository=REPOSITORY) for i in range(100)]
+    mine = github.add_comment(ISSUE, body("old"), login=BOT, repository=REPOSITORY)
+    listed = {c["id"]: as_listed(c) for c in github.comments}
+    # Page 1 as it looked a moment earlier: ours was still on it (a comment above it has been
+    # deleted since); page 2, real, shows it again.
+    page_one = [listed[i] for i in others[1:]] + [listed[mine]]
+    github.add_fault(Fault("GET", "*/comments", status=200, body=page_one))
+    result = sticky.upsert(ISSUE, MARKER, body("new"))
+    assert result is not None and (result.id, result.removed_duplicates) == (mine, 0)
+    assert not github.requests_for("DELETE")
+    assert [c["body"] for c in ours(github)] == [body("new")]
+
+
+def _phantom(comment_id: int, login: str = BOT) -> dict[str, object]:
+    """A marked comment as a list showed it, though it has been deleted since."""
+    return {"id": comment_id, "body": body("old"), "user": {"login": login, "type": "Bot"}}
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_a_comment_deleted_between_list_and_update_is_treated_as_absent(
+    github: FakeGitHub, sticky: StickyCommentClient, create: bool
+) -> None:
+    github.add_fault(Fault("GET", "*/comments", status=200, body=[_phantom(99)]))
+    result = sticky.upsert(ISSUE, MARKER, body("new"), create=create)
+    (patch,) = github.requests_for("PATCH")
+    assert patch.path.endswith("/issues/comments/99")  # answered 404: gone
+    if create:
+        assert result is not None and result.action == "created"
+        assert [c["body"] for c in ours(github)] == [body("new")]
+    else:
+        assert result is None and not github.comments
+    github.take_invalid_requests()  # the PATCH of a comment that is gone is a 404, as on GitHub
+
+
+def test_a_duplicate_already_deleted_by_a_concurrent_run_is_no_error(
+    github: FakeGitHub, sticky: StickyCommentClient
+) -> None:
+    mine = github.add_comment(ISSUE, body("old"), login=BOT, repository=REPOSITORY)
+    (listed,) = [as_listed(c) for c in github.comments]
+    github.add_fault(Fault("GET", "*/comments", status=200, body=[listed, _phantom(mine + 5)]))
+    result = sticky.upsert(ISSUE, MARKER, body("new"))
+    assert result is not None and (result.id, result.removed_duplicates) == (mine, 0)
+    assert [c["body"] for c in ours(github)] == [body("new")]
+    github.take_invalid_requests()
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("GET", "*/comments", status=200, body={"message": "not a list"}),
+        Fault("GET", "*/comments", status=200, body=[{"id": "x", "body": body("?")}]),
+        Fault("GET", "*/comments", status=200, body="a string"),
+        Fault("POST", "*/comments", status=201, body=["not", "an", "object"]),
+        Fault("POST", "*/comments", status=201, body={"body": "no id"}),
+        Fault("GET", "/user", status=200, body={"no": "login"}),
+        Fault("GET", "*/comments", status=418, body={"message": "I'm a teapot"}),
+        Fault.server_error("POST", "*/comments", times=10),
+    ],
+    ids=lambda fault: f"{fault.method}-{fault.status}-{str(fault.body)[:20]}",
+)
+def test_any_unexpected_answer_is_one_warning_and_never_a_duplicate(
+    github: FakeGitHub, http: GitHubHttp, fault: Fault
+) -> None:
+    if fault.path == "/user":  # asked only when a marked comment exists
+        github.add_comment(ISSUE, body("old"), login=BOT, repository=REPOSITORY)
+    github.add_fault(fault)
+    notices: list[str] = []
+    warnings: list[str] = []
+    result = publish_comment(
+        CommentMode.ALWAYS,
+        _context(http),
+        summary=_summary(False),
+        comparison=None,
+        baseline_note=None,
+        notice=notices.append,
+        warn=warnings.append,
+        log=notices.append,
+    )
+    assert result is None
+    assert len(warnings) == 1 and not notices
+    assert warnings[0].startswith("the pull-request comment could not be posted")
+    assert len(ours(github)) <= 1
+
+
 # --- the step and the body ----------------------------------------------------------------------
 
 
@@ -168,6 +346,7 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
 ) -> None:
     notices: list[str] = []
     warnings: list[str] = []
+    logged: list[str] = []
 
     def run(mode: CommentMode, summary: GradeSummary, event_name: str = "pull_request") -> None:
         publish_comment(
@@ -178,6 +357,7 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
             baseline_note=None,
             notice=notices.append,
             warn=warnings.append,
+            log=logged.append,
         )
 
     run(CommentMode.ON_CHANGE, _summary(True))  # all green, nothing there: nothing posted
@@ -187,14 +367,17 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
     (comment,) = github.comments
     lines = str(comment["body"]).splitlines()
     assert "✅" in lines[1] and lines[3] == "**✅ Passed**"  # no baseline asked for
-    run(CommentMode.ON_CHANGE, _summary(True), event_name="push")
+    run(CommentMode.ON_CHANGE, _summary(True), event_name="push")  # no PR: the log only
+    assert logged == ["no pull-request comment: this is not a pull_request event"]
+    assert not notices
+    run(CommentMode.ALWAYS, _summary(True), event_name="push")  # asked for: an annotation
     github.add_fault(Fault.integration_refused("GET", "*/comments"))
     run(CommentMode.ALWAYS, _summary(False))
     assert len(notices) == 2 and not warnings
     assert "not a pull_request event" in notices[0]
     assert "pull-requests: write" in notices[1]
     run(CommentMode.OFF, _summary(False))
-    assert len(github.comments) == 1 and len(notices) == 2
+    assert len(github.comments) == 1 and len(notices) == 2 and len(logged) == 1
 
 
 def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:

@@ -1,12 +1,22 @@
-"""The sticky pull-request comment: found by its hidden marker, updated in place, never doubled.
+"""The sticky pull-request comment: found by its hidden marker and its author, updated in
+place, never doubled, never someone else's.
 
 Built on `github/http.py` (auth, retries, rate limits, the step's total deadline); this module
 holds only the issue-comment calls and the rules for which comment is ours.
 
-Which comment is ours: one written by a bot account (the job's GITHUB_TOKEN posts as
-`github-actions[bot]`) whose body starts with the marker. The marker hashes the workflow and
-check name, so two workflows (or two check names) keep two comments. A human's reply that
-quotes ours does not start with the marker; a human's edit of ours is replaced on the next run.
+Which comment is ours: its body starts with the marker (a hash of the workflow and check name,
+so two workflows or two check names keep two comments), and the token's own account wrote it.
+That account is learnt once per step, and only when a marked comment exists: from `GET /user`
+for a person's token (a personal access token posts as that user); an app's installation
+token (the job's GITHUB_TOKEN posts as `github-actions[bot]`) may not read `/user`, and then any
+bot account counts, the marker keeping two apps' comments apart. After a create, the comment
+GitHub answered names the account exactly. A human's reply that quotes ours does not start with
+the marker; a comment by another account is never edited or removed.
+
+GitHub's lists can lag a create and can shift while they are paged through; a comment can be
+deleted between the list and the update. Each is tolerated: ours is what the list shows plus
+what we created, duplicates are removed oldest-kept, and a comment that vanished is treated as
+absent.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ PERMISSION_HINT = (
 )
 
 CommentAction = Literal["created", "updated", "unchanged"]
+Comment = dict[str, Any]
 
 
 class CommentsUnavailable(AccessRefused):
@@ -44,6 +55,25 @@ class CommentResult:
     removed_duplicates: int = 0
 
 
+@dataclass(frozen=True)
+class Author:
+    """The account the token writes as: a login, or (login None) any bot account."""
+
+    login: str | None
+
+    def wrote(self, comment: Mapping[str, Any]) -> bool:
+        user = comment.get("user")
+        if not isinstance(user, Mapping):
+            return False
+        if self.login is None:
+            return user.get("type") == "Bot"
+        login = user.get("login")
+        return isinstance(login, str) and login.casefold() == self.login.casefold()
+
+
+ANY_BOT = Author(None)
+
+
 def comment_marker(key: str) -> str:
     """The hidden first line of our comment for `key` (workflow and check name).
 
@@ -52,11 +82,9 @@ def comment_marker(key: str) -> str:
     return f"<!-- waza-ci:sticky-comment:{digest} -->"
 
 
-def is_ours(comment: Mapping[str, Any], marker: str) -> bool:
-    user = comment.get("user")
-    by_bot = isinstance(user, Mapping) and user.get("type") == "Bot"
+def is_marked(comment: Mapping[str, Any], marker: str) -> bool:
     body = comment.get("body")
-    return by_bot and isinstance(body, str) and body.startswith(marker)
+    return isinstance(body, str) and body.startswith(marker)
 
 
 class StickyCommentClient:
@@ -68,6 +96,7 @@ class StickyCommentClient:
             raise ValueError(f"the repository must be 'owner/name', got {repository!r}")
         self._http = http
         self._repo_path = f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+        self._author: Author | None = None
 
     def upsert(
         self, issue: int, marker: str, body: str, *, create: bool = True
@@ -86,56 +115,138 @@ class StickyCommentClient:
             raise CommentsUnavailable(f"{err} ({PERMISSION_HINT})", status=err.status) from None
 
     def _upsert(self, issue: int, marker: str, body: str, create: bool) -> CommentResult | None:
-        ours = self.find(issue, marker)
-        action: CommentAction = "updated"
-        if not ours:
-            if not create:
-                return None
-            self._create(issue, marker, body)
-            # A concurrent run (a re-run, a second push) may have created one at the same
-            # time: list again and keep the oldest, so there is only ever one.
-            ours = self.find(issue, marker)
-            action = "created" if len(ours) == 1 else "updated"
-        keep, duplicates = ours[0], ours[1:]
-        for extra in duplicates:
-            self._request("DELETE", f"{self._repo_path}/issues/comments/{_id(extra)}")
-        if keep.get("body") != body:
-            path = f"{self._repo_path}/issues/comments/{_id(keep)}"
-            keep = _object(self._request("PATCH", path, json={"body": body}))
-        elif action == "updated":
-            action = "unchanged"
-        return CommentResult(_id(keep), str(keep.get("html_url") or ""), action, len(duplicates))
+        marked = self.list_marked(issue, marker)
+        ours = [c for c in marked if self.author().wrote(c)] if marked else []
+        if ours:
+            result = self._keep_one(ours, body, "updated")
+            if result is not None:
+                return result
+            # Ours vanished between the list and the update: as if there had been none.
+        if not create:
+            return None
+        created = self._create(issue, marker, body, known={_id(c) for c in marked})
+        # A concurrent run (a re-run, a second push) may have created one at the same time:
+        # list again and keep the oldest. The list may lag and not show ours yet.
+        listed = [c for c in self.list_marked(issue, marker) if self.author().wrote(c)]
+        ours = _by_id([*listed, created])
+        kept = self._keep_one(ours, body, "created")
+        if kept is None:  # deleted at once by someone else: what we created is what we report
+            return CommentResult(_id(created), _html_url(created), "created")
+        return kept
 
-    def find(self, issue: int, marker: str) -> list[dict[str, Any]]:
-        """Our comments with `marker` on the pull request, oldest first (every page)."""
-        found: list[dict[str, Any]] = []
+    def _keep_one(
+        self, ours: list[Comment], body: str, action: CommentAction
+    ) -> CommentResult | None:
+        """The oldest of `ours` that still exists, brought to `body`, and the younger ones
+        removed; None when every one of them is gone by now."""
+        for index, keep in enumerate(ours):
+            if keep.get("body") == body:
+                kept: Comment | None = keep
+                done: CommentAction = "unchanged" if action == "updated" else action
+            else:
+                kept, done = self._update(keep, body), action
+            if kept is None:
+                continue  # deleted since it was listed: the next oldest is kept instead
+            removed = sum(self._delete(extra) for extra in ours[index + 1 :])
+            return CommentResult(_id(kept), _html_url(kept), done, removed)
+        return None
+
+    def list_marked(self, issue: int, marker: str) -> list[Comment]:
+        """Every comment whose body starts with `marker`, any author, oldest first, each once
+        (every page; a list that shifts while it is paged may show one twice)."""
+        found: list[Comment] = []
         for page in range(1, MAX_PAGES + 1):
             params = {"per_page": str(PAGE_SIZE), "page": str(page)}
             items = self._request("GET", self._comments_path(issue), params=params)
             if not isinstance(items, list):
                 raise GitHubApiError("the comment list GitHub answered is not a JSON array")
-            found += [c for c in items if isinstance(c, dict) and is_ours(c, marker)]
+            found += [c for c in items if isinstance(c, dict) and is_marked(c, marker)]
             if len(items) < PAGE_SIZE:
                 break
-        return sorted(found, key=_id)
+        return _by_id(found)
 
-    def _create(self, issue: int, marker: str, body: str) -> dict[str, Any]:
-        def landed() -> dict[str, Any] | None:
-            # A create whose answer was lost: if it landed, ours is now listed; reuse it.
-            ours = self.find(issue, marker)
-            return ours[0] if ours else None
+    def author(self) -> Author:
+        """The account the token writes as (asked once)."""
+        if self._author is None:
+            self._author = self._ask_author()
+        return self._author
+
+    def _ask_author(self) -> Author:
+        try:
+            user = self._http.request("GET", "/user", refused_statuses=(403,))
+        except AccessRefused:
+            return ANY_BOT  # an app's installation token, such as the job's GITHUB_TOKEN
+        login = user.get("login") if isinstance(user, dict) else None
+        if not isinstance(login, str) or not login:
+            raise GitHubApiError("GitHub did not say which account the token belongs to")
+        return Author(login)
+
+    def _create(self, issue: int, marker: str, body: str, *, known: set[int]) -> Comment:
+        def landed() -> Comment | None:
+            # A create whose answer was lost: if it landed, a new comment of ours with this
+            # body is listed now; reuse it rather than posting a second one.
+            new = [
+                c
+                for c in self.list_marked(issue, marker)
+                if _id(c) not in known and c.get("body") == body and self.author().wrote(c)
+            ]
+            return new[-1] if new else None
 
         path = self._comments_path(issue)
-        return _object(self._request("POST", path, json={"body": body}, reconcile=landed))
+        created = _object(self._request("POST", path, json={"body": body}, reconcile=landed))
+        _id(created)  # an answer without an id is no comment we could keep
+        user = created.get("user")
+        login = user.get("login") if isinstance(user, dict) else None
+        if isinstance(login, str) and login and self._author in (None, ANY_BOT):
+            self._author = Author(login)  # now known exactly
+        return created
 
-    def _request(self, method: str, path: str, **options: Any) -> Any:
-        return self._http.request(method, path, refused_statuses=(403, 404), **options)
+    def _update(self, comment: Comment, body: str) -> Comment | None:
+        """The comment with its new body; None when it no longer exists."""
+        path = f"{self._repo_path}/issues/comments/{_id(comment)}"
+        try:
+            return _object(self._request("PATCH", path, json={"body": body}, gone_ok=True))
+        except _Gone:
+            return None
+
+    def _delete(self, comment: Comment) -> int:
+        """1 when removed, 0 when it was gone already (a concurrent run removed it)."""
+        try:
+            path = f"{self._repo_path}/issues/comments/{_id(comment)}"
+            self._request("DELETE", path, gone_ok=True)
+        except _Gone:
+            return 0
+        return 1
+
+    def _request(self, method: str, path: str, *, gone_ok: bool = False, **options: Any) -> Any:
+        # 404 on a comment we just listed means it is gone, not that we may not see the repo.
+        refused = (403,) if gone_ok else (403, 404)
+        try:
+            return self._http.request(method, path, refused_statuses=refused, **options)
+        except GitHubApiError as err:
+            if gone_ok and err.status == 404:
+                raise _Gone from None
+            raise
 
     def _comments_path(self, issue: int) -> str:
         return f"{self._repo_path}/issues/{int(issue)}/comments"
 
 
-def _object(value: Any) -> dict[str, Any]:
+class _Gone(Exception):
+    """The comment was deleted since it was listed."""
+
+
+def _by_id(comments: list[Comment]) -> list[Comment]:
+    """Oldest first (ids grow), each id once: the later copy wins."""
+    return sorted({_id(c): c for c in comments}.values(), key=_id)
+
+
+def _html_url(comment: Mapping[str, Any]) -> str:
+    url = comment.get("html_url")
+    return url if isinstance(url, str) else ""
+
+
+def _object(value: Any) -> Comment:
     if not isinstance(value, dict):
         raise GitHubApiError("GitHub's answer about a comment is not a JSON object")
     return value

@@ -1,10 +1,11 @@
 """The action's sticky-comment step: decide, render, post or update, or say why not.
 
-`comment: off` does nothing. Outside a pull-request event, without a token, or when the token
-may not write comments (403 on forks and Dependabot), one notice is printed and nothing else
-changes: the comment never decides the verdict. With `on-change` a comment is created only
-when something failed, regressed or was fixed; an existing one is always brought up to date,
-so it never shows a stale verdict.
+`comment: off` does nothing. Outside a pull-request event one log line says so (an annotation
+only when `comment: always` asked for a comment); without a token, or when the token may not
+write comments (403 on forks and Dependabot), one notice; an answer of GitHub's that makes no
+sense, one warning. Nothing else changes: the comment never decides the verdict. With
+`on-change` a comment is created only when something failed, regressed or was fixed; an
+existing one is always brought up to date, so it never shows a stale verdict.
 """
 
 from __future__ import annotations
@@ -94,14 +95,17 @@ def publish_comment(
     baseline_note: str | None,
     notice: Callable[[str], None],
     warn: Callable[[str], None],
+    log: Callable[[str], None],
 ) -> CommentResult | None:
-    """Post or update the sticky comment. Every expected reason not to (not a pull request, no
-    token, a read-only token) is one `notice`; an API failure is one `warn`."""
+    """Post or update the sticky comment. A run that cannot have one (not a pull request) says
+    so in the `log` only, unless `comment: always` asked for one; the other expected reasons
+    not to (no token, a read-only token) are one `notice`; an API failure is one `warn`."""
     if mode is CommentMode.OFF:
         return None
     number = pull_request_number(context.event_name, context.event)
     if number is None:
-        notice("no pull-request comment: this is not a pull_request event")
+        say = notice if mode is CommentMode.ALWAYS else log
+        say("no pull-request comment: this is not a pull_request event")
         return None
     if not context.has_token:
         notice("no pull-request comment: no `github-token` was given")

@@ -124,6 +124,7 @@ def _publish_to_github(
                 baseline_note=evaluation.baseline_note,
                 notice=lambda line: commands.notice(line, title="waza-ci"),
                 warn=lambda line: commands.warning(line, title="waza-ci"),
+                log=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
             )
     finally:
         if http is not None:
