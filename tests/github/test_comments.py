@@ -412,3 +412,12 @@ def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
     )
     assert "**Regression gate:" in text
     assert "| 〰️ flaky | `task-00000` |" in text
+
+
+def test_a_server_that_answers_404_for_user_counts_as_an_app_token(
+    github: FakeGitHub, sticky: StickyCommentClient
+) -> None:
+    mine = github.add_comment(ISSUE, body("old"), login=BOT, repository=REPOSITORY)
+    github.add_fault(Fault("GET", "/user", status=404, body={"message": "Not Found"}))
+    result = sticky.upsert(ISSUE, MARKER, body("new"))
+    assert result is not None and (result.id, result.action) == (mine, "updated")

@@ -9,8 +9,8 @@ so two workflows or two check names keep two comments), and the token's own acco
 That account is learnt once per step, and only when a marked comment exists: from `GET /user`
 for a person's token (a personal access token posts as that user); an app's installation
 token (the job's GITHUB_TOKEN posts as `github-actions[bot]`) may not read `/user`, and then any
-bot account counts, the marker keeping two apps' comments apart. After a create, the comment
-GitHub answered names the account exactly. A human's reply that quotes ours does not start with
+bot account counts (also when `/user` answers 404), the marker keeping two apps' comments
+apart. After a create, the comment GitHub answered names the account exactly. A human's reply that quotes ours does not start with
 the marker; a comment by another account is never edited or removed.
 
 GitHub's lists can lag a create and can shift while they are paged through; a comment can be
@@ -173,9 +173,11 @@ class StickyCommentClient:
 
     def _ask_author(self) -> Author:
         try:
-            user = self._http.request("GET", "/user", refused_statuses=(403,))
+            user = self._http.request("GET", "/user", refused_statuses=(403, 404))
         except AccessRefused:
-            return ANY_BOT  # an app's installation token, such as the job's GITHUB_TOKEN
+            # An app's installation token, such as the job's GITHUB_TOKEN, may not read /user
+            # (403; some servers answer 404): its comments are a bot's.
+            return ANY_BOT
         login = user.get("login") if isinstance(user, dict) else None
         if not isinstance(login, str) or not login:
             raise GitHubApiError("GitHub did not say which account the token belongs to")
