@@ -10,8 +10,9 @@ That account is learnt once per step, and only when a marked comment exists: fro
 for a person's token (a personal access token posts as that user); an app's installation
 token (the job's GITHUB_TOKEN posts as `github-actions[bot]`) may not read `/user`, and then any
 bot account counts (also when `/user` answers 404), the marker keeping two apps' comments
-apart. After a create, the comment GitHub answered names the account exactly. A human's reply that quotes ours does not start with
-the marker; a comment by another account is never edited or removed.
+apart. After a create, the comment GitHub answered names the account exactly. A human's reply
+that quotes ours does not start with the marker; a comment by another account is never edited
+or removed.
 
 GitHub's lists can lag a create and can shift while they are paged through; a comment can be
 deleted between the list and the update. Each is tolerated: ours is what the list shows plus

@@ -90,7 +90,7 @@ def _failure(source: Source, title: str, message: list[str]) -> Annotation:
 def _row_annotation(row: GraderResult) -> Annotation:
     runs = f"{row.runs_failed} of {plural(row.runs_total, 'run')}"
     verb = "grader error" if row.status == "error" else "failed"
-    kept = " (kept verdict)" if not row.regraded else ""
+    kept = {"kept": " (kept verdict)", "not graded": " (not graded)"}.get(row.not_run or "", "")
     title = f"{_name(row.grader)} {verb} on {_name(row.task_key)} ({runs}){kept}"
     message = [*_reason_lines(row.reason, row.hint), *_groups(row.feedback)]
     return _failure(row.source, title, message)

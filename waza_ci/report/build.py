@@ -39,7 +39,6 @@ from waza_ci.waza.scoring import (
     PROBLEM_CLEANUP,
     PROBLEM_TIMED_OUT,
     STATUS_ERROR,
-    STATUS_PASSED,
     GradeSummary,
     RunGrade,
     TaskGrade,
@@ -154,9 +153,12 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskR
         _grader_result(task, name, by_grader[name], where, task_source)
         for name in sorted(by_grader)
     )
+    if task.nothing_graded:
+        graders = _not_graded(task, where, task_source)
     errored = [run for run in task.runs if run.status == STATUS_ERROR]
     has_error = any(row.status == "error" for row in graders)
-    status: Status = "error" if has_error else "passed" if task.passed else "failed"
+    passed = task.passed and not task.nothing_graded
+    status: Status = "error" if has_error else "passed" if passed else "failed"
     return TaskResult(
         key=task.key,
         test_id=task.test_id,
@@ -164,7 +166,7 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskR
         results_name=task.results_name,
         status=status,
         runs_total=len(task.runs),
-        runs_passed=sum(1 for run in task.runs if run.status == STATUS_PASSED),
+        runs_passed=task.runs_passed,
         score=task.overall_score,
         duration_ms=sum(row.duration_ms for row in graders if row.regraded),
         source=task_source,
@@ -178,6 +180,44 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskR
         )
         if errored
         else None,
+    )
+
+
+def _not_graded(task: TaskGrade, where: _Where, task_source: Source) -> tuple[GraderResult, ...]:
+    """A task no grader said anything about: one failing row per grader of the spec (or one
+    for the task when it has none), saying why, so it is listed and never counts as passed."""
+    runs = len(task.runs)
+
+    def row(name: str, kind: str, source: Source, reason: str) -> GraderResult:
+        return GraderResult(
+            task_key=task.key,
+            grader=name,
+            kind=kind,
+            status="failed",
+            problem=None,
+            reason=reason,
+            hint=None,
+            runs_failed=runs,
+            runs_total=runs,
+            regraded=False,
+            duration_ms=0,
+            max_duration_ms=0,
+            source=source,
+            feedback=(FeedbackGroup(reason, tuple(r.run_number for r in task.runs)),),
+            graded=False,
+        )
+
+    if not task.graders:
+        return (row("", "", task_source, "not graded: the task has no graders"),)
+    return tuple(
+        row(
+            ref.name,
+            ref.kind,
+            where.source(ref.location),
+            f"not graded: waza-ci does not run `{ref.kind}` graders, and the results file "
+            f"holds no verdict of {ref.name or 'this grader'}",
+        )
+        for ref in sorted(task.graders.values(), key=lambda ref: ref.name)
     )
 
 

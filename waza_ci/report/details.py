@@ -41,7 +41,13 @@ def _row_section(row: GraderResult, medium: Medium) -> _Section:
     icon = ICON_ERROR if row.status == "error" else ICON_FAILED
     what = "errored" if row.status == "error" else "failed"
     where = link(code(str(row.source), medium, in_table=False), row.source.url)
-    time = f" · {format_duration(row.duration_ms)}" if row.regraded else " · kept verdict"
+    time = (
+        " · kept verdict"
+        if row.not_run == "kept"
+        else " · not graded"
+        if row.not_run
+        else f" · {format_duration(row.duration_ms)}"
+    )
     head = "\n".join(
         [
             "<details>",

@@ -89,6 +89,15 @@ class GraderResult:
     """The distinct texts of the runs that did not pass, most frequent first."""
     notes: tuple[str, ...] = ()
     """waza-ci's notes on any run (output cut to the cap, …), distinct, passing runs too."""
+    graded: bool = True
+    """False when no grader said anything about the task: the row says why (its reason)."""
+
+    @property
+    def not_run(self) -> str | None:
+        """How a row waza-ci did not run is marked: `kept` (a saved verdict) or `not graded`."""
+        if self.regraded:
+            return None
+        return "kept" if self.graded else "not graded"
 
 
 @dataclass(frozen=True)
@@ -213,6 +222,7 @@ def _grader_json(row: GraderResult) -> dict[str, Any]:
         "runs_failed": row.runs_failed,
         "runs_total": row.runs_total,
         "regraded": row.regraded,
+        **({} if row.graded else {"graded": False}),
         "duration_ms": row.duration_ms,
         "max_duration_ms": row.max_duration_ms,
         "source": _source_json(row.source),

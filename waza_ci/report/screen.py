@@ -84,7 +84,7 @@ def banner(report: Report, medium: Medium) -> list[str]:
 def _status_cell(row: GraderResult) -> str:
     if row.status == "error":
         return f"{ICON_ERROR} **error**"
-    return ICON_FAILED if row.regraded else f"{ICON_FAILED} kept"
+    return f"{ICON_FAILED} {row.not_run}" if row.not_run else ICON_FAILED
 
 
 def _reason_cell(row: GraderResult, medium: Medium) -> str:
@@ -155,9 +155,13 @@ def failures_table(report: Report, medium: Medium, *, max_rows: int) -> list[str
     hidden = len(report.problems) - len(rows)
     if hidden:
         blocks.append(f"_… {plural(hidden, 'more failing grader')}, listed in the details._")
-    if any(not row.regraded for row in rows):
+    if any(row.not_run == "kept" for row in rows):
         blocks.append(
             "_kept_: a saved verdict from the results file (a prompt grader, …), not re-run."
+        )
+    if any(row.not_run == "not graded" for row in rows):
+        blocks.append(
+            "_not graded_: no verdict at all, neither re-run nor saved; the task does not pass."
         )
     return blocks
 
@@ -219,7 +223,7 @@ def all_tasks_table(report: Report, medium: Medium) -> list[str]:
                     _task_label(task, medium),
                     link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url),
                     f"{row.runs_total - row.runs_failed} / {row.runs_total}",
-                    format_duration(row.duration_ms) if row.regraded else "kept",
+                    row.not_run or format_duration(row.duration_ms),
                 ]
             )
     if not rows:

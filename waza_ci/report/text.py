@@ -47,7 +47,7 @@ def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
     cells = [
         (
             _safe(row.task_key, NAME_MAX_CHARS),
-            _safe(row.grader, NAME_MAX_CHARS) + ("" if row.regraded else " (kept)"),
+            _safe(row.grader, NAME_MAX_CHARS) + (f" ({row.not_run})" if row.not_run else ""),
             for_log(str(row.source)),
             f"{row.runs_failed}/{row.runs_total}",
         )

@@ -140,7 +140,16 @@ class TaskGrade:
 
     @property
     def runs_passed(self) -> int:
-        return sum(1 for run in self.runs if run.status == STATUS_PASSED)
+        """Runs that passed with a verdict: a run nothing graded does not count as passed
+        (waza passes it, with score 0; its own stats and GradeOutcome keep waza's rule)."""
+        return sum(1 for run in self.runs if run.status == STATUS_PASSED and run.verdicts)
+
+    @property
+    def nothing_graded(self) -> bool:
+        """No run has a verdict (and none errored): no grader said anything about the task."""
+        return bool(self.runs) and not any(
+            run.verdicts or run.status == STATUS_ERROR for run in self.runs
+        )
 
     def meets(self, min_rate: float) -> bool:
         """Passed under `--min-task-pass-rate` (1.0 is `passed`: every run)."""
@@ -211,8 +220,9 @@ class GradeSummary:
 
     @property
     def runs_failed(self) -> int:
-        """Runs that did not pass: a failing verdict, or an error in the original execution."""
-        return sum(1 for run in self.runs if run.status != STATUS_PASSED)
+        """Runs that did not pass: a failing verdict, an error in the original execution, or
+        nothing graded."""
+        return sum(1 for run in self.runs if run.status != STATUS_PASSED or not run.verdicts)
 
     @property
     def runs_errored(self) -> int:
@@ -239,7 +249,7 @@ class GradeSummary:
         tasks = {
             task.key: {
                 "overall_score": task.overall_score,
-                "passed": task.passed,
+                "passed": task.passed and not task.nothing_graded,
                 **({"grader_averages": task.grader_averages} if task.grader_averages else {}),
             }
             for task in sorted(self.tasks, key=lambda t: t.key)
