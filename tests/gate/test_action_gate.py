@@ -268,3 +268,34 @@ def test_the_merge_job_gates_a_sharded_grading_against_the_baseline(
     assert (merged.outputs["regressions"], merged.outputs["fixed"]) == ("1", "1")
     assert merged.outputs["gate"] == "fail"
     assert "newly failing REGRESSION: b" in merged.stdout
+
+
+def test_the_pull_request_comment_says_why_a_task_fails(
+    tmp_path: Path, github: FakeGitHub, project: Project
+) -> None:
+    _baseline(project, {"t-zulu": ["good"], "t-old": ["bad"], "t-fixed": ["bad"]})
+    write_good_project(project, {"t-zulu": ["bad"], "t-old": ["bad"], "t-fixed": ["good"]})
+    project.write_grader(  # the same verdicts, now with a telling last line
+        "good.py",
+        "import sys\ntext = sys.stdin.read()\nif 'good' not in text:\n"
+        "    print('checking the reply', file=sys.stderr)\n"
+        "    sys.exit(f'AssertionError: expected good, got {text!r}')\n",
+    )
+    runner = Runner(tmp_path, github, project.root)
+    head = "c" * 40
+    event = runner.event("pull_request", {"pull_request": {"number": 7, "head": {"sha": head}}})
+    inputs = {**INPUTS, "comment": "on-change", "baseline": "baseline/results.json"}
+    result = runner.run(inputs, env={**event, "GITHUB_WORKFLOW": "CI"})
+    assert result.code == 1, result.log
+    (comment,) = github.comments
+    rows = {
+        line.split("|")[2].strip(): line
+        for line in str(comment["body"]).splitlines()
+        if line.startswith("| ")
+    }
+    grader = f"[`good`](https://github.example/octo/repo/blob/{head}/eval.yaml#L5)"
+    reason = "`AssertionError: expected good, got 'bad'`"
+    for task in ("`t-zulu`", "`t-old`"):  # newly failing (a regression) and still failing
+        assert f"{grader}: {reason}" in rows[task], rows[task]
+    assert "newly failing" in rows["`t-zulu`"] and "still failing" in rows["`t-old`"]
+    assert "fixed" in rows["`t-fixed`"] and grader not in rows["`t-fixed`"]  # short

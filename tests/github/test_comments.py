@@ -19,8 +19,16 @@ from waza_ci.github.comments import (
 from waza_ci.github.http import GitHubHttp
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import CommentMode
+from waza_ci.report.build import build_report
 from waza_ci.report.comment import render_comment
-from waza_ci.waza.scoring import STATUS_FAILED, STATUS_PASSED, GradeSummary, RunGrade, TaskGrade
+from waza_ci.waza.scoring import (
+    STATUS_FAILED,
+    STATUS_PASSED,
+    GradeSummary,
+    RunGrade,
+    TaskGrade,
+    Verdict,
+)
 
 ISSUE = 42
 MARKER = comment_marker("CI\nwaza program graders")
@@ -303,6 +311,7 @@ def test_any_unexpected_answer_is_one_warning_and_never_a_duplicate(
         CommentMode.ALWAYS,
         _context(http),
         summary=_summary(False),
+        report=build_report(_summary(False)),
         comparison=None,
         baseline_note=None,
         notice=notices.append,
@@ -318,10 +327,14 @@ def test_any_unexpected_answer_is_one_warning_and_never_a_duplicate(
 # --- the step and the body ----------------------------------------------------------------------
 
 
+def _run(number: int, ok: bool) -> RunGrade:
+    """A graded run: one program verdict, passing or not."""
+    verdict = Verdict("check", "program", float(ok), 1.0, ok, "" if ok else "boom", True)
+    return RunGrade(number, STATUS_PASSED if ok else STATUS_FAILED, (verdict,))
+
+
 def _summary(*runs: bool) -> GradeSummary:
-    graded = tuple(
-        RunGrade(i + 1, STATUS_PASSED if ok else STATUS_FAILED, ()) for i, ok in enumerate(runs)
-    )
+    graded = tuple(_run(i + 1, ok) for i, ok in enumerate(runs))
     return GradeSummary(
         "e", "e.yaml", ("r.json",), (TaskGrade("t1", "r.json", "t1", "T1", graded),)
     )
@@ -353,6 +366,7 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
             mode,
             _context(http, event_name),
             summary=summary,
+            report=build_report(summary),
             comparison=None,
             baseline_note=None,
             notice=notices.append,
@@ -387,7 +401,7 @@ def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
             "r.json",
             f"task-{i:05d}",
             "",
-            (RunGrade(1, STATUS_PASSED, ()), RunGrade(2, STATUS_FAILED, ())),
+            (_run(1, True), _run(2, False)),
         )
         for i in range(3000)
     )
@@ -398,6 +412,7 @@ def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
         MARKER,
         check_name="waza program graders",
         summary=summary,
+        report=build_report(summary),
         comparison=comparison,
         baseline_note=None,
         check_url="https://github.example/o/r/runs/1",
@@ -405,7 +420,7 @@ def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
     )
     assert text.startswith(MARKER + "\n### ")
     assert len(text) <= 65_536
-    assert "more row(s) — see the check run" in text
+    assert "more row(s) — see the [job summary](https://github.example/o/r/actions/runs/2)" in text
     assert text.rstrip().endswith(
         "[Check run](https://github.example/o/r/runs/1) · "
         "[Job summary](https://github.example/o/r/actions/runs/2)"

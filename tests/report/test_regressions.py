@@ -11,11 +11,21 @@ from waza_ci.report.regressions import (
     render_check_summary_with_regressions,
     render_summary_with_regressions,
 )
-from waza_ci.waza.scoring import STATUS_FAILED, STATUS_PASSED, GradeSummary, RunGrade, TaskGrade
+from waza_ci.waza.scoring import (
+    STATUS_FAILED,
+    STATUS_PASSED,
+    GradeSummary,
+    RunGrade,
+    TaskGrade,
+    Verdict,
+)
 
 
 def _flaky_summary(count: int, name: str = "task") -> GradeSummary:
-    runs = (RunGrade(1, STATUS_PASSED, ()), RunGrade(2, STATUS_FAILED, ()))
+    runs = (
+        RunGrade(1, STATUS_PASSED, (Verdict("g", "program", 1.0, 1.0, True, "", True),)),
+        RunGrade(2, STATUS_FAILED, (Verdict("g", "program", 0.0, 1.0, False, "", True),)),
+    )
     tasks = tuple(TaskGrade(f"{name}-{i}", "r.json", f"{name}-{i}", "", runs) for i in range(count))
     return GradeSummary("e", "e.yaml", ("r.json",), tasks)
 

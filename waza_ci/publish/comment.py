@@ -25,6 +25,7 @@ from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import RunnerEnv
 from waza_ci.publish.options import CommentMode
 from waza_ci.report.comment import render_comment
+from waza_ci.report.model import Report
 from waza_ci.waza.scoring import GradeSummary
 
 
@@ -91,6 +92,7 @@ def publish_comment(
     context: CommentContext,
     *,
     summary: GradeSummary,
+    report: Report,
     comparison: BaselineComparison | None,
     baseline_note: str | None,
     notice: Callable[[str], None],
@@ -117,6 +119,7 @@ def publish_comment(
         marker,
         check_name=context.check_name,
         summary=summary,
+        report=report,
         comparison=comparison,
         baseline_note=baseline_note,
         check_url=context.check_url,

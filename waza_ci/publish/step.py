@@ -120,6 +120,7 @@ def _publish_to_github(
                     summary_url=run_url(runner),
                 ),
                 summary=evaluation.summary,
+                report=evaluation.model,
                 comparison=evaluation.comparison,
                 baseline_note=evaluation.baseline_note,
                 notice=lambda line: commands.notice(line, title="waza-ci"),

@@ -1,24 +1,40 @@
 """The sticky pull-request comment's body. Pure.
 
 Marker first (how the comment is found again), then the verdict line, the grading counts, the
-table of newly failing, fixed and flaky tasks, and links to the check run and the job summary.
+table of tasks, and links to the check run and the job summary. With a baseline the table has
+the regressions, the newly and still failing tasks, the fixed ones and the flaky ones; without
+one, the failing tasks. Every failing row says why: each failing grader, linked to its YAML line
+at the pull request's head commit, with the report's one-line reason; fixed rows stay short.
 GitHub refuses bodies over 65,536 characters: rows that do not fit are counted in a last line
-pointing at the check run.
+pointing at the job summary.
 """
 
 from __future__ import annotations
 
-from waza_ci.gate.baseline import BaselineComparison, Change
+from collections.abc import Sequence
+
+from waza_ci.gate.baseline import BaselineComparison, Change, PassCount
 from waza_ci.gate.flaky import flaky_of
 from waza_ci.report._text import ELLIPSIS, one_line
 from waza_ci.report.markdown import escape_markdown
-from waza_ci.report.regressions import fit_table, table_rows, verdict_line
+from waza_ci.report.md import JOB_SUMMARY, code, link
+from waza_ci.report.model import GraderResult, Report
+from waza_ci.report.regressions import (
+    change_row,
+    fit_table,
+    flaky_row,
+    format_count,
+    ordered_changes,
+    verdict_line,
+)
 from waza_ci.waza.scoring import GradeSummary
 
 COMMENT_LIMIT_CHARS = 65_536
-SEE_CHECK_RUN = "— see the check run"
-_TAIL = f"\n\n{ELLIPSIS} see the check run\n"
-_SHOWN = (Change.NEWLY_FAILING, Change.FIXED)
+_TAIL = f"\n\n{ELLIPSIS} see the job summary\n"
+_FAILING = (Change.NEWLY_FAILING, Change.STILL_FAILING)
+REASON_MAX_CHARS = 200
+GRADERS_PER_ROW = 3
+"""Failing graders named in one row; more are counted (the job summary lists them all)."""
 
 
 def render_comment(
@@ -26,6 +42,7 @@ def render_comment(
     *,
     check_name: str,
     summary: GradeSummary,
+    report: Report,
     comparison: BaselineComparison | None,
     baseline_note: str | None,
     check_url: str | None,
@@ -54,13 +71,54 @@ def render_comment(
         if url and _safe_url(url)
     ]
     foot = "\n" + " · ".join(links) + "\n" if links else ""
-    rows = table_rows(comparison, flaky_of(summary.tasks), changes=_SHOWN)
+    rows = _rows(summary, report, comparison)
+    see = "— see the " + (
+        f"[job summary]({summary_url})" if summary_url and _safe_url(summary_url) else "job summary"
+    )
     budget = limit_chars - len(head) - len(foot) - len(_TAIL)
-    table = fit_table(rows, budget, SEE_CHECK_RUN) if rows else ""
+    table = fit_table(rows, budget, see) if rows else ""
     body = head + table + foot
     if len(body) > limit_chars:  # a guard: the budget above should already hold
         body = body[: limit_chars - len(_TAIL)] + _TAIL
     return body
+
+
+def _rows(
+    summary: GradeSummary, report: Report, comparison: BaselineComparison | None
+) -> list[str]:
+    """Failing rows with why, then fixed rows, then flaky ones; regressions first."""
+    problems: dict[str, list[GraderResult]] = {}
+    for row in report.problems:
+        problems.setdefault(row.task_key, []).append(row)
+    rows: list[str] = []
+    if comparison is None:
+        rows += [
+            f"| ❌ failing | {code(task.key, JOB_SUMMARY)} | | "
+            f"{format_count(PassCount(task.runs_passed, task.runs_total))} | "
+            f"{_why(problems.get(task.key, []))} |"
+            for task in report.tasks
+            if task.status != "passed"
+        ]
+    else:
+        for task in ordered_changes(comparison):
+            if task.regression or task.change in _FAILING:
+                rows.append(change_row(task, _why(problems.get(task.key, []))))
+            elif task.change is Change.FIXED:
+                rows.append(change_row(task))
+    rows += [flaky_row(flaky) for flaky in flaky_of(summary.tasks)]
+    return rows
+
+
+def _why(rows: Sequence[GraderResult]) -> str:
+    """Each failing grader linked to its YAML line, with its one-line reason (Markdown)."""
+    parts = [
+        f"{link(code(row.grader, JOB_SUMMARY), row.source.url)}: "
+        f"{code(row.reason, JOB_SUMMARY, max_chars=REASON_MAX_CHARS)}"
+        for row in rows[:GRADERS_PER_ROW]
+    ]
+    if len(rows) > GRADERS_PER_ROW:
+        parts.append(f"{len(rows) - GRADERS_PER_ROW} more failing grader(s)")
+    return "<br>".join(parts)
 
 
 def _verdict(

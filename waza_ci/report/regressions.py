@@ -69,24 +69,28 @@ def verdict_line(comparison: BaselineComparison | None, *, baseline_note: str | 
     return f"**Regression gate: {icon} {word}** — {counts}; {rates}"
 
 
-def _note(task: TaskChange) -> str:
+def _note(task: TaskChange, *, graders: bool = True) -> str:
     notes: list[str] = []
     if task.regression:
         notes.append("**regression**")
     if task.within_noise:
         notes.append("within noise")
-    notes.extend(f"{code_span(g.grader)} {g.change}" for g in task.graders)
+    if graders:
+        notes.extend(f"{code_span(g.grader)} {g.change}" for g in task.graders)
     return "; ".join(notes)
 
 
-def _change_row(task: TaskChange) -> str:
+def change_row(task: TaskChange, why: str = "") -> str:
+    """One table row of a compared task; `why` (Markdown, one line: the failing graders and
+    their reasons) takes the place of the graders' changes in its notes."""
+    notes = "; ".join(part for part in (_note(task, graders=not why), why) if part)
     return (
         f"| {_ICONS[task.change]} {task.change} | {code_span(task.key)} | "
-        f"{format_count(task.baseline)} | {format_count(task.current)} | {_note(task)} |"
+        f"{format_count(task.baseline)} | {format_count(task.current)} | {notes} |"
     )
 
 
-def _flaky_row(flaky: FlakyTask) -> str:
+def flaky_row(flaky: FlakyTask) -> str:
     return (
         f"| 〰️ flaky | {code_span(flaky.key)} | | {format_count(flaky.count)} | "
         f"95% interval {format_interval(flaky.count)} |"
@@ -121,11 +125,11 @@ def table_rows(
     rows: list[str] = []
     if comparison is not None:
         rows += [
-            _change_row(t)
+            change_row(t)
             for t in ordered_changes(comparison)
             if changes is None or t.change in changes or t.regression
         ]
-    rows += [_flaky_row(f) for f in flaky]
+    rows += [flaky_row(f) for f in flaky]
     return rows
 
 
