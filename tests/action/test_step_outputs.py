@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.action import test_entrypoint as entry
+from tests.action.test_action_yml import OUTPUTS
 from tests.action.test_entrypoint import DEMO_INPUTS, Runner
 from tests.fake_github import FakeGitHub, Fault
 from tests.runner_files import parse_command
@@ -18,24 +19,7 @@ from waza_ci.publish.outputs import checked_id, checked_url
 fake = entry.fake  # the entrypoint tests' fixtures, used here by name
 demo_workspace = entry.demo_workspace
 
-DECLARED = {
-    "passed",
-    "overall-score",
-    "runs-graded",
-    "runs-failed",
-    "grader-errors",
-    "check-run-id",
-    "check-run-url",
-    "output-file",
-    "failed-tasks",
-    "report-json",
-    "regressions",
-    "fixed",
-    "flaky",
-    "pass-rate",
-    "baseline-pass-rate",
-    "gate",
-}
+DECLARED = set(OUTPUTS)
 
 
 def forged_create(body: dict[str, Any]) -> Fault:

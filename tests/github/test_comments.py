@@ -35,10 +35,10 @@ MARKER = comment_marker("CI\nwaza program graders")
 BOT = "github-actions[bot]"
 
 
-@pytest.fixture
-def http(github: FakeGitHub, fake_time: FakeTime) -> Iterator[GitHubHttp]:
-    session = GitHubHttp(
-        github.url,
+def _session(fake: FakeGitHub, fake_time: FakeTime) -> GitHubHttp:
+    """A client on the fake, on the fake clock: retries wait no real time."""
+    return GitHubHttp(
+        fake.url,
         TOKEN,
         sleep=fake_time.sleep,
         clock=fake_time.clock,
@@ -46,6 +46,11 @@ def http(github: FakeGitHub, fake_time: FakeTime) -> Iterator[GitHubHttp]:
         deadline_s=3600,
         write_interval_s=0,
     )
+
+
+@pytest.fixture
+def http(github: FakeGitHub, fake_time: FakeTime) -> Iterator[GitHubHttp]:
+    session = _session(github, fake_time)
     yield session
     session.close()
 
@@ -166,15 +171,7 @@ def pat_github() -> Iterator[FakeGitHub]:
 
 @pytest.fixture
 def pat_sticky(pat_github: FakeGitHub, fake_time: FakeTime) -> Iterator[StickyCommentClient]:
-    session = GitHubHttp(
-        pat_github.url,
-        TOKEN,
-        sleep=fake_time.sleep,
-        clock=fake_time.clock,
-        monotonic=fake_time.clock,
-        deadline_s=3600,
-        write_interval_s=0,
-    )
+    session = _session(pat_github, fake_time)
     yield StickyCommentClient(session, REPOSITORY)
     session.close()
 
