@@ -381,6 +381,7 @@ def test_golden_field_round_trips_through_a_regraded_file(tmp_path: Path) -> Non
     (project / "results.json").write_text(json.dumps(doc), encoding="utf-8")
     regraded = tmp_path / "regraded.json"
     grade = ["grade", "eval.yaml", "--results", "results.json", "--output", str(regraded)]
+    grade += ["--fail-on", "errors"]  # the task has no graders: not graded, which fails it
     assert run_cli_process(grade, cwd=project).code == 0
     assert json.loads(regraded.read_text(encoding="utf-8"))["tasks"][0]["golden"] is True
     out = io.StringIO()

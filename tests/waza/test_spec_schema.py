@@ -236,7 +236,7 @@ def test_the_cli_warns_in_one_line_naming_the_file_and_key(
     project.write_eval("")
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run()]}))
-    result = grade_project()
+    result = grade_project("--fail-on", "errors")  # a task without graders is not graded
     assert result.code == 0, result.stderr
     (warning,) = [line for line in result.stderr.splitlines() if "warning" in line]
     assert warning.startswith(f"waza-ci: warning: {project.root / '.waza.yaml'}:3: ")
@@ -250,7 +250,8 @@ def test_the_action_warns_with_a_workflow_annotation_on_the_key(
     project.write_eval("")
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run()]}))
-    result = run_action(tmp_path, project.root, {"eval": "eval.yaml", "results": "results.json"})
+    inputs = {"eval": "eval.yaml", "results": "results.json", "fail-on": "errors"}
+    result = run_action(tmp_path, project.root, inputs)
     assert result.returncode == 0, result.stdout + result.stderr
     (warning,) = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     name, properties, message = parse_command(warning)
