@@ -227,7 +227,7 @@ class CheckRunClient:
         """The run a create of unknown outcome made, found by our external_id, or None.
 
         Uses "List check runs for a Git reference" (GET /repos/{owner}/{repo}/commits/{ref}/
-        check-runs, not in the OpenAPI extract; it answers {total_count, check_runs: [...]}).
+        check-runs; it answers {total_count, check_runs: [...]}).
         filter=all rather than latest: "latest" keeps one run per name, so a matrix sibling that
         published the same check name a moment later would hide ours and we would create a second.
         """
