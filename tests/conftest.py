@@ -20,10 +20,39 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo"
-SAMPLES = ROOT / "tests" / "data" / "waza-samples"  # provenance: tests/data/waza-samples.README.md
+SHARED = ROOT.parent / "shared"
+"""The project's shared reference material beside the repository (`waza-samples/`, real waza
+files; `waza-wild/`, what waza users commit). Read from there, never copied in: see
+`require_shared`."""
 # The test interpreter's folder first: graders run `python3`, and a version manager's shim
 # on PATH (pyenv) would add a fraction of a second to every grader start.
 FAST_PATH = os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))
+
+
+def require_shared(name: str) -> Path:
+    """`../shared/<name>`, or the test stops saying why: a failure in CI's main pass (`CI` set),
+    where the folder is always beside the repository; a skip in a plain clone, and in
+    `.ci/unprivileged.sh`'s lone copy of the repository (it sets `WAZA_CI_LONE_COPY=1`)."""
+    folder = SHARED / name
+    if folder.is_dir():
+        return folder
+    reason = f"{folder} is missing: the shared waza corpus is not beside this repository"
+    if os.environ.get("CI") and not os.environ.get("WAZA_CI_LONE_COPY"):
+        pytest.fail(f"{reason} (CI's main pass needs it)")
+    pytest.skip(f"{reason} (a plain clone or the lone-copy pass)")
+
+
+def shared_files(name: str, pattern: str) -> list[Any]:
+    """Parameters for a test over `../shared/<name>` files matching `pattern`, by relative
+    path; one placeholder (None) when the folder is missing, so the test still runs and
+    `require_shared` decides between failing and skipping."""
+    folder = SHARED / name
+    if not folder.is_dir():
+        return [pytest.param(None, id=f"{name}-missing")]
+    return [
+        pytest.param(path, id=path.relative_to(folder).as_posix())
+        for path in sorted(folder.glob(pattern))
+    ]
 
 
 def make_run(

@@ -9,23 +9,82 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import SAMPLES, make_results, make_run
+from tests.conftest import make_results, make_run, require_shared, shared_files
 from waza_ci.errors import InputError
 from waza_ci.waza.results import dump_results, load_results, name_results_files
 
-SAMPLE_FILES = sorted(SAMPLES.rglob("*.json"))
+SHARED_SAMPLES = shared_files("waza-samples", "**/*.json")
 
 
-def test_the_shared_samples_are_present() -> None:
-    assert len(SAMPLE_FILES) == 10
-
-
-@pytest.mark.parametrize("sample", SAMPLE_FILES, ids=lambda p: p.name)
-def test_every_sample_loads_and_round_trips(sample: Path) -> None:
+@pytest.mark.parametrize("sample", SHARED_SAMPLES)
+def test_every_shared_sample_loads_and_round_trips(sample: Path | None) -> None:
+    folder = require_shared("waza-samples")
+    assert sample is not None and len(list(folder.rglob("*.json"))) == 10
     results = load_results(sample)
     original = json.loads(sample.read_text())
     assert results.model.tasks
     assert json.loads(dump_results(results.raw)) == original
+
+
+def test_a_hand_made_dashboard_fixture_in_the_results_shape_loads(tmp_path: Path) -> None:
+    # Modelled on waza's hand-made showcase files (shared/reference §1.6): no schemaVersion,
+    # legacy session_digest keys, grader types that are not waza kinds, old transcript types.
+    doc = {
+        "eval_id": "showcase-1",
+        "skill": "demo",
+        "eval_name": "demo",
+        "timestamp": "2026-02-01T10:00:00Z",
+        "config": {"runs_per_test": 1, "model_id": "m", "engine_type": "copilot-sdk"},
+        "summary": {"total_tests": 1, "succeeded": 1, "success_rate": 1.0},
+        "tasks": [
+            {
+                "test_id": "explain-1",
+                "display_name": "Explain",
+                "status": "passed",
+                "runs": [
+                    {
+                        "run_number": 1,
+                        "status": "passed",
+                        "duration_ms": 1200,
+                        "validations": {
+                            "mentions-x": {
+                                "identifier": "mentions-x",
+                                "type": "regex",
+                                "score": 1,
+                                "passed": True,
+                                "feedback": "ok",
+                            },
+                            "keyword": {
+                                "identifier": "keyword",
+                                "type": "keyword",
+                                "score": 1,
+                                "passed": True,
+                            },
+                        },
+                        "session_digest": {
+                            "total_turns": 3,
+                            "tokens_in": 10,
+                            "tokens_out": 5,
+                            "tokens_total": 15,
+                            "tool_call_count": 0,
+                            "tools_used": [],
+                            "errors": [],
+                        },
+                        "transcript": [
+                            {"type": "Turn", "content": "hi"},
+                            {"type": "ToolExecutionStart", "tool": "read"},
+                        ],
+                        "final_output": "x explained",
+                    }
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "showcase.json"
+    path.write_text(json.dumps(doc))
+    results = load_results(path)
+    assert results.model.tasks[0].runs[0].validations is not None
+    assert json.loads(dump_results(results.raw)) == doc
 
 
 def test_unknown_fields_survive(tmp_path: Path) -> None:
@@ -49,7 +108,7 @@ def test_go_style_output() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"schemaVersion": "2.0"}', "waza migrate"),
+        ('{"schemaVersion": "2.0"}', "results files are major 1"),
         ('{"schemaVersion": "one"}', "not MAJOR.MINOR"),
         ('{"kind": "waza.preflight"}', "not evaluation results"),
         ("[1, 2]", "must hold a JSON object"),
@@ -174,7 +233,7 @@ def test_results_schema_versions_waza_accepts(tmp_path: Path, version: str | Non
 @pytest.mark.parametrize(
     ("version", "message"),
     [
-        ("2.0", "waza migrate"),
+        ("2.0", "results files are major 1 (current 1.5), scenario evals' results included"),
         ("broken", "is not MAJOR.MINOR"),
         ("1.-1", "minor version must be a non-negative integer"),
         (" 1.4", "major version"),

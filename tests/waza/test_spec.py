@@ -67,8 +67,9 @@ def test_malformed_waza_yaml_falls_back_with_a_warning(tmp_path: Path) -> None:
             "`timeout` must be",
             6,
         ),
-        ("- type: program\n  config: {command: x}\n", "needs a non-empty `name`", 4),
+        ("- type: program\n  config: {command: ' '}\n", "grader (no name) must have", 5),
         ("- name: g\n  config: {command: x}\n", "needs a `type`", 4),
+        ("- config: {command: x}\n", "grader (no name) needs a `type`", 4),
     ],
 )
 def test_bad_graders_name_file_and_line(
@@ -162,3 +163,37 @@ def test_two_globs_naming_one_task_file_load_it_once(project: Project) -> None:
     project.write_task("t1")
     spec = load_eval(project.eval_path, working_directory=project.root)
     assert [t.id for t in spec.tasks] == ["t1"]
+
+
+# --- graders without `name`, as waza loads and keys them ---------------------------------------
+
+
+def test_a_grader_without_a_name_loads_under_the_empty_name(project: Project) -> None:
+    # waza's loader does not require `name`; its verdict is keyed by "" in `validations`.
+    project.write_eval("- type: text\n  config: {regex_match: [x]}\n")
+    project.write_task("t1", graders="- type: program\n  config: {command: check}\n")
+    (task,) = load_eval(project.eval_path, working_directory=project.root).tasks
+    (grader,) = task.graders  # both are named "": the task's replaces the global one
+    assert (grader.name, grader.kind, grader.label) == ("", "program", "(no name)")
+    assert grader.location.file.endswith("t1.yaml") and grader.location.line == 4
+    assert task.program_graders == (grader,)
+
+
+def test_two_unnamed_global_graders_leave_the_later_one(project: Project) -> None:
+    # As waza's map of verdicts: the second grader named "" overwrites the first.
+    project.write_eval(
+        "- type: program\n  config: {command: first}\n"
+        "- type: code\n  config: {assertions: [ok]}\n"
+        "- type: program\n  name: named\n  config: {command: other}\n"
+    )
+    project.write_task("t1")
+    (task,) = load_eval(project.eval_path, working_directory=project.root).tasks
+    assert [(g.name, g.kind) for g in task.graders] == [("", "code"), ("named", "program")]
+    assert [g.name for g in task.program_graders] == ["named"]
+
+
+def test_a_null_name_is_no_name(project: Project) -> None:
+    project.write_eval("- type: program\n  name: ~\n  config: {command: check}\n")
+    project.write_task("t1")
+    (task,) = load_eval(project.eval_path, working_directory=project.root).tasks
+    assert [g.name for g in task.program_graders] == [""]

@@ -35,7 +35,8 @@ def test_eval_schema_versions_waza_accepts_load(project: Project, version: str) 
 @pytest.mark.parametrize(
     ("version", "message"),
     [
-        ("2.0", "waza migrate"),
+        ("2.0", "is for scenario evals only"),
+        ("3.0", "or exactly '2.0' with `scenario:`"),
         ("broken", "is not MAJOR.MINOR"),
         ("1.-1", "minor version must be a non-negative integer"),
         ("1.5.1", "is not MAJOR.MINOR"),
@@ -183,32 +184,43 @@ def test_100000_levels_of_nesting_are_one_input_error(project: Project, opener: 
     assert str(project.eval_path) in str(caught.value)
 
 
-# --- .waza.yaml: strict, all defaults on any problem, one warning naming file and key --------
+# --- .waza.yaml: what waza would throw the file away over is one warning naming file and key;
+# graders.programTimeout is still honoured unless it cannot be read itself -------------------
 
 
-def test_an_unknown_waza_yaml_key_falls_back_to_every_default(tmp_path: Path) -> None:
+def test_an_unknown_waza_yaml_key_warns_and_keeps_the_program_timeout(tmp_path: Path) -> None:
     config = tmp_path / ".waza.yaml"
     config.write_text("graders:\n  programTimeout: 45\n  programTimout: 5\n")
     timeout, warnings = find_program_timeout(tmp_path)
-    assert timeout == 30
+    assert timeout == 45
     warning = str(*warnings)
     assert warning.startswith(f"{config}:3: ")
     assert "unknown key `graders.programTimout`" in warning and "30 s" in warning
+    assert "still applies graders.programTimeout (45 s)" in warning
     assert "\n" not in warning
 
 
-def test_an_unknown_top_level_waza_yaml_key_also_falls_back(tmp_path: Path) -> None:
+def test_an_unknown_top_level_waza_yaml_key_also_keeps_it(tmp_path: Path) -> None:
     (tmp_path / ".waza.yaml").write_text("graders:\n  programTimeout: 45\nextra: 1\n")
     timeout, warnings = find_program_timeout(tmp_path)
-    assert timeout == 30 and "unknown key `extra`" in str(*warnings)
+    assert timeout == 45 and "unknown key `extra`" in str(*warnings)
 
 
-def test_a_wrongly_typed_waza_yaml_value_falls_back(tmp_path: Path) -> None:
+def test_a_wrongly_typed_waza_yaml_value_elsewhere_keeps_it(tmp_path: Path) -> None:
     (tmp_path / ".waza.yaml").write_text(
         "defaults:\n  parallel: 7\ngraders:\n  programTimeout: 45\n"
     )
     timeout, warnings = find_program_timeout(tmp_path)
-    assert timeout == 30 and "`defaults.parallel` must be true or false" in str(*warnings)
+    assert timeout == 45 and "`defaults.parallel` must be true or false" in str(*warnings)
+
+
+def test_an_unreadable_program_timeout_falls_back_to_waza_s_default(tmp_path: Path) -> None:
+    config = tmp_path / ".waza.yaml"
+    config.write_text("files: {evalFile: eval.yaml}\ngraders:\n  programTimeout: soon\n")
+    timeout, warnings = find_program_timeout(tmp_path)
+    assert timeout == 30
+    assert str(*warnings).startswith(f"{config}:3: ")
+    assert "`graders.programTimeout` must be a whole number" in str(*warnings)
 
 
 def test_a_full_valid_waza_yaml_is_honoured(tmp_path: Path) -> None:
@@ -256,7 +268,7 @@ def test_the_action_warns_with_a_workflow_annotation_on_the_key(
     (warning,) = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     name, properties, message = parse_command(warning)
     assert (name, properties["file"], properties["line"]) == ("warning", ".waza.yaml", "3")
-    assert "unknown key `graders.colour`" in message and "30 s" in message
+    assert "unknown key `graders.colour`" in message and "(45 s)" in message
 
 
 def test_the_cli_refuses_wrong_types_with_exit_2_and_the_place(
@@ -290,7 +302,8 @@ def test_a_program_timeout_is_read_as_yaml_v3_reads_an_int(
 
 
 def test_the_eval_schema_version_is_checked_before_any_field(project: Project) -> None:
-    # As waza reads the header first: a 2.0 eval is told to migrate, not about its fields.
+    # As waza reads the header first: a 2.0 eval without `scenario:` is told so, not about
+    # its fields.
     _write_eval(project, 'schemaVersion: "2.0"\nconfig: {parallel: 7}\n')
-    with pytest.raises(InputError, match="waza migrate"):
+    with pytest.raises(InputError, match="is for scenario evals only"):
         load_eval(project.eval_path, working_directory=project.root)

@@ -29,6 +29,7 @@ from waza_ci.files import (
 )
 from waza_ci.waza.gojson import dumps_go_json, map_json, write_go_json
 from waza_ci.waza.jsonstream import parse_streamed
+from waza_ci.waza.results_errors import WANTED_FILE, describe_error, missing_tasks, not_results
 from waza_ci.waza.results_schema import GraderResults, OutcomeFields, RunFields, TaskFields
 from waza_ci.waza.schema_version import schema_version_problem
 
@@ -36,9 +37,6 @@ from waza_ci.waza.schema_version import schema_version_problem
 def _go_zero(zero: Any) -> BeforeValidator:
     # Go's decoder leaves a field at its zero value for JSON null; it does not fail.
     return BeforeValidator(lambda value: zero if value is None else value)
-
-
-_NOT_RESULTS_KINDS = ("waza.preflight", "waza.release-")
 
 
 SavedVerdict = GraderResults
@@ -107,18 +105,24 @@ def load_results(
     )
     if lone_surrogate_escapes:
         raw = _replace_lone_surrogates(raw)
+    what = not_results(raw)
+    if what is not None:
+        raise InputError(
+            f"not evaluation results: this is {what}; {WANTED_FILE}", Location(str(path))
+        )
     if not isinstance(raw, dict):
         raise InputError(
             "a results file must hold a JSON object", Location(str(path), json_path="$")
         )
-    _check_kind_and_version(raw, path)
+    _check_version(raw, path)
+    problem = missing_tasks(raw)
+    if problem is not None:
+        raise InputError(problem, Location(str(path)))
     try:
         model = SavedResults.model_validate(raw)
     except ValidationError as err:
-        first = err.errors()[0]
-        raise InputError(
-            f"{first['msg'].lower()}", Location(str(path), json_path=_json_path(first["loc"]))
-        ) from None
+        message, where = describe_error(SavedResults, err.errors()[0])
+        raise InputError(message, Location(str(path), json_path=where)) from None
     return ResultsFile(path=path, name=name or path.name, raw=raw, model=model)
 
 
@@ -203,12 +207,7 @@ def _replace_lone_surrogates(value: Any) -> Any:
     return map_json(value, fix, fix)
 
 
-def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
-    kind = raw.get("kind")
-    if isinstance(kind, str) and kind.startswith(_NOT_RESULTS_KINDS):
-        raise InputError(
-            f"not evaluation results (kind {kind!r})", Location(str(path), json_path="$.kind")
-        )
+def _check_version(raw: Mapping[str, Any], path: Path) -> None:
     version = raw.get("schemaVersion")
     if version is None:
         return  # missing or null means current, as waza reads it
@@ -218,13 +217,6 @@ def _check_kind_and_version(raw: Mapping[str, Any], path: Path) -> None:
     problem = schema_version_problem(version)
     if problem is not None:
         raise InputError(problem, where)
-
-
-def _json_path(loc: Sequence[int | str]) -> str:
-    parts = ["$"]
-    for item in loc:
-        parts.append(f"[{item}]" if isinstance(item, int) else f".{item}")
-    return "".join(parts)
 
 
 def load_results_files(

@@ -1,9 +1,13 @@
-"""`schemaVersion` of eval specs and results files, accepted and refused as waza does.
+"""`schemaVersion` of eval specs and results files, accepted and refused as waza decides.
 
 waza reads a missing or blank version as its current one, and otherwise wants MAJOR.MINOR: two
 integers as Go's strconv.Atoi reads them (an optional sign, decimal digits, 64-bit), neither
 negative, and the major equal to its own. Any minor is accepted within the major: newer files
 only add fields.
+
+One exception, for eval specs only: a scenario eval (one with a `scenario:` key, waza v0.40.1+)
+must say exactly "2.0", and "2.0" means nothing without `scenario:`. Task files and results
+files stay 1.x, scenario evals included (see `eval_header.py`).
 """
 
 from __future__ import annotations
@@ -12,14 +16,40 @@ import re
 
 CURRENT_SCHEMA_VERSION = "1.5"
 SUPPORTED_MAJOR = 1
+SCENARIO_SCHEMA_VERSION = "2.0"
+SCENARIO_MAJOR = 2
 _GO_ATOI = re.compile(r"[+-]?[0-9]+")
 _INT64 = 2**63
 
 
-def schema_version_problem(version: str) -> str | None:
-    """Why waza would refuse `version`, or None when it accepts it."""
+def schema_version_problem(version: str, *, eval_spec: bool = False) -> str | None:
+    """Why waza would refuse `version` in a results file (or, with `eval_spec`, in an eval
+    spec without `scenario:`), or None when it accepts it."""
     if not version.strip():
         return None
+    major = parse_major(version)
+    if isinstance(major, str):
+        return major
+    if major == SUPPORTED_MAJOR:
+        return None
+    if eval_spec and major == SCENARIO_MAJOR:
+        return (
+            f"schemaVersion {version!r} is for scenario evals only (a spec with a `scenario:` "
+            f"key, waza v0.40.1+); other eval specs are major {SUPPORTED_MAJOR} "
+            f"(current {CURRENT_SCHEMA_VERSION})"
+        )
+    what = (
+        f"eval specs are major {SUPPORTED_MAJOR} (current {CURRENT_SCHEMA_VERSION}), or exactly "
+        f"{SCENARIO_SCHEMA_VERSION!r} with `scenario:`"
+        if eval_spec
+        else f"results files are major {SUPPORTED_MAJOR} (current {CURRENT_SCHEMA_VERSION}), "
+        "scenario evals' results included"
+    )
+    return f"schemaVersion {version!r} (major {major}) is not one waza reads: {what}"
+
+
+def parse_major(version: str) -> int | str:
+    """The major version of MAJOR.MINOR, or why it is not one (waza's words for each part)."""
     parts = version.split(".")
     if len(parts) != 2 or not all(parts):
         return f"schemaVersion {version!r} is not MAJOR.MINOR"
@@ -29,10 +59,4 @@ def schema_version_problem(version: str) -> str | None:
         if value is None or value < 0 or value >= _INT64:
             return f"schemaVersion {version!r}: the {name} version must be a non-negative integer"
         numbers.append(value)
-    if numbers[0] != SUPPORTED_MAJOR:
-        return (
-            f"schemaVersion {version!r} (major {numbers[0]}) is not supported: waza schema major "
-            f"{SUPPORTED_MAJOR} (current {CURRENT_SCHEMA_VERSION}) is; convert the file with "
-            "`waza migrate <file>`"
-        )
-    return None
+    return numbers[0]

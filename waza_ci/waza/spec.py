@@ -2,7 +2,9 @@
 
 Every grader keeps the file and line that define it, so errors and check-run annotations can
 point there. Loading is strict where waza is strict (a program grader's config keys) and names
-the file and line of every problem.
+the file and line of every problem. A grader may have no `name`, as in waza: its verdict is
+keyed by the empty name, and of two graders with the same name (the empty one included) the
+later replaces the earlier, as in waza's map of verdicts.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from pathlib import Path
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.waza.eval_header import eval_shape
 from waza_ci.waza.project_config import (
     DEFAULT_PROGRAM_TIMEOUT_S,
     LoadWarning,
     find_program_timeout,
     find_project_config,
 )
-from waza_ci.waza.spec_schema import EVAL_SPEC, TASK_FILE
+from waza_ci.waza.spec_schema import TASK_FILE
 from waza_ci.waza.yaml_doc import at, child, construct, is_null, load_yaml, scalar_text, valid_text
 
 __all__ = [
@@ -56,10 +59,16 @@ class GraderSpec:
     """One grader entry of the spec (any kind) and where it is defined."""
 
     name: str
+    """waza's key for its verdict in a run's `validations`; "" when the spec gives none."""
     kind: str
     weight: float
     location: Location
     program: ProgramConfig | None = None
+
+    @property
+    def label(self) -> str:
+        """How messages name this grader: its quoted name, or that it has none."""
+        return describe(self.name)
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,8 @@ class EvalSpec:
     path: Path
     name: str
     tasks: tuple[TaskSpec, ...]
+    scenario: str = ""
+    """A scenario eval's workflow identity (`scenario:`, schemaVersion "2.0"); "" for 1.x."""
     program_timeout_s: int = DEFAULT_PROGRAM_TIMEOUT_S
     warnings: tuple[LoadWarning, ...] = field(default=())
     program_timeout_source: str = "waza's default"
@@ -103,7 +114,7 @@ class EvalSpec:
 
 def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
-    root = load_yaml(eval_path, what="eval spec", shape=EVAL_SPEC, versioned=True)
+    root = load_yaml(eval_path, what="eval spec", shape=eval_shape)
     global_graders = _load_graders(eval_path, root, task_level=False)
     warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
@@ -131,6 +142,7 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
         path=eval_path,
         name=scalar_text(eval_path, child(root, "name"), "name") or eval_path.stem,
         tasks=tuple(tasks),
+        scenario=scalar_text(eval_path, child(root, "scenario"), "scenario"),
         program_timeout_s=timeout,
         warnings=tuple(warnings + config_warnings),
         program_timeout_source=source,
@@ -204,12 +216,11 @@ def _load_grader(path: Path, node: yaml.Node, *, task_level: bool) -> GraderSpec
     location = at(path, node)
     if not isinstance(node, yaml.MappingNode):
         raise InputError("a grader entry must be a mapping", location)
-    name = scalar_text(path, child(node, "name"), "name")
-    if not name:
-        raise InputError("a grader needs a non-empty `name`", location)
+    name = scalar_text(path, child(node, "name"), "name")  # optional, as in waza
     kind = scalar_text(path, child(node, "type"), "type")
     if task_level and not kind:
-        raise InputError(f"grader {name!r} needs a `type`", location)
+        # waza fails grading for it ("no kind associated with grader"): refused up front.
+        raise InputError(f"grader {describe(name)} needs a `type`", location)
     program = _load_program_config(path, node, name) if kind == PROGRAM_KIND else None
     return GraderSpec(
         name=name,
@@ -225,22 +236,22 @@ def _weight(path: Path, node: yaml.Node | None, name: str) -> float:
         return 1.0  # absent or null: waza's zero weight, which counts as 1
     weight = construct(path, node)
     if isinstance(weight, bool) or not isinstance(weight, int | float):
-        raise InputError(f"grader {name!r}: `weight` must be a number", at(path, node))
+        raise InputError(f"grader {describe(name)}: `weight` must be a number", at(path, node))
     return float(weight)
 
 
 def _load_program_config(path: Path, grader: yaml.MappingNode, name: str) -> ProgramConfig:
     config_node = child(grader, "config")
     if config_node is None or is_null(config_node):
-        raise InputError(f"program grader {name!r} must have a 'command'", at(path, grader))
+        raise InputError(f"program grader {describe(name)} must have a 'command'", at(path, grader))
     if not isinstance(config_node, yaml.MappingNode):
         raise InputError(
-            f"program grader {name!r}: `config` must be a mapping", at(path, config_node)
+            f"program grader {describe(name)}: `config` must be a mapping", at(path, config_node)
         )
     for key_node, _value in config_node.value:
         if key_node.value not in PROGRAM_CONFIG_KEYS:
             raise InputError(
-                f"program grader {name!r}: unknown config key {key_node.value!r} "
+                f"program grader {describe(name)}: unknown config key {key_node.value!r} "
                 f"(allowed: {', '.join(PROGRAM_CONFIG_KEYS)})",
                 at(path, key_node),
             )
@@ -248,7 +259,7 @@ def _load_program_config(path: Path, grader: yaml.MappingNode, name: str) -> Pro
     command = scalar_text(path, command_node, "command")
     if not command.strip():
         where = command_node or grader
-        raise InputError(f"program grader {name!r} must have a 'command'", at(path, where))
+        raise InputError(f"program grader {describe(name)} must have a 'command'", at(path, where))
     return ProgramConfig(
         command=command,
         args=_program_args(path, child(config_node, "args"), name),
@@ -260,7 +271,7 @@ def _program_args(path: Path, node: yaml.Node | None, name: str) -> tuple[str, .
     if node is None or is_null(node):
         return None
     problem = InputError(
-        f"program grader {name!r}: `args` must be a list of strings", at(path, node)
+        f"program grader {describe(name)}: `args` must be a list of strings", at(path, node)
     )
     if not isinstance(node, yaml.SequenceNode):
         raise problem
@@ -281,8 +292,13 @@ def _program_timeout(path: Path, node: yaml.Node | None, name: str) -> int | Non
     usable = isinstance(timeout, int | float) and not isinstance(timeout, bool)
     if not usable or not math.isfinite(timeout) or abs(timeout) >= 2**63:
         raise InputError(
-            f"program grader {name!r}: `timeout` must be a whole number of seconds",
+            f"program grader {describe(name)}: `timeout` must be a whole number of seconds",
             at(path, node),
         )
     seconds = int(timeout)
     return seconds if seconds > 0 else None
+
+
+def describe(name: str) -> str:
+    """A grader's name for a message: quoted, or "(no name)" for waza's unnamed grader."""
+    return repr(name) if name else "(no name)"

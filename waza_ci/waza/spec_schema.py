@@ -66,60 +66,69 @@ _GRADER_FIELDS: dict[str, Shape] = {
 }
 EVAL_GRADER = Struct({**_GRADER_FIELDS, "ref": STR, "script": STR, "model": STR})
 TASK_GRADER = Struct({**_GRADER_FIELDS, "assertions": _STRS})
-EVAL_SPEC = Struct(
-    {
-        "schemaVersion": STR,
-        "name": STR,
-        "description": STR,
-        "skill": STR,
-        "version": STR,
-        "config": Struct(
-            {
-                "trials_per_task": INT,
-                "timeout_seconds": INT,
-                "first_event_timeout_seconds": INT,
-                "parallel": BOOL,
-                "workers": INT,
-                "fail_fast": BOOL,
-                "executor": STR,
-                "model": STR,
-                "reasoning_effort": STR,
-                "skill_directories": _STRS,
-                "instruction_files": _STRS,
-                "inject_skill_body": BOOL,
-                "trigger_skill_routing": BOOL,
-                "disabled_skills": _STRS,
-                "required_skills": _STRS,
-                "mcp_servers": MapOf(ANY),
-                "max_attempts": INT,
-                "group_by": STR,
-                "judge_model": STR,
-                "judge_reasoning_effort": STR,
-            }
-        ),
-        "hooks": ANY,
-        "mcp_mocks": ListOf(ANY),
-        "command_mocks": ListOf(ANY),
-        "adversarial": Struct({"packs": _STRS, "on_unsafe_outcome": STR}),
-        "inputs": MapOf(STR),
-        "tasks_from": STR,
-        "range": ListOf(INT),
-        "graders": ListOf(EVAL_GRADER),
-        "metrics": ListOf(
-            Struct(
-                {
-                    "name": STR,
-                    "weight": FLOAT,
-                    "threshold": FLOAT,
-                    "enabled": BOOL,
-                    "description": STR,
-                }
-            )
-        ),
-        "tasks": _STRS,
-        "baseline": BOOL,
-    }
-)
+_EVAL_CONFIG: dict[str, Shape] = {
+    "trials_per_task": INT,
+    "timeout_seconds": INT,
+    "first_event_timeout_seconds": INT,
+    "parallel": BOOL,
+    "workers": INT,
+    "fail_fast": BOOL,
+    "executor": STR,
+    "model": STR,
+    "reasoning_effort": STR,
+    "skill_directories": _STRS,
+    "instruction_files": _STRS,
+    "inject_skill_body": BOOL,
+    "trigger_skill_routing": BOOL,
+    "disabled_skills": _STRS,
+    "required_skills": _STRS,
+    "mcp_servers": MapOf(ANY),
+    "max_attempts": INT,
+    "group_by": STR,
+    "judge_model": STR,
+    "judge_reasoning_effort": STR,
+}
+_METRIC: dict[str, Shape] = {
+    "name": STR,
+    "weight": FLOAT,
+    "threshold": FLOAT,
+    "enabled": BOOL,
+    "description": STR,
+}
+
+
+def _eval_spec(*, strict: bool) -> Struct:
+    """waza's EvalSpec. `strict`: decoded with KnownFields, as waza decodes a scenario eval
+    (graders decode themselves, so their entries stay tolerant either way)."""
+    return Struct(
+        {
+            "schemaVersion": STR,
+            "name": STR,
+            "description": STR,
+            "scenario": STR,
+            "skill": STR,
+            "version": STR,
+            "config": Struct(_EVAL_CONFIG, strict=strict),
+            "hooks": ANY,
+            "mcp_mocks": ListOf(ANY),
+            "command_mocks": ListOf(ANY),
+            "adversarial": Struct({"packs": _STRS, "on_unsafe_outcome": STR}, strict=strict),
+            "inputs": MapOf(STR),
+            "tasks_from": STR,
+            "range": ListOf(INT),
+            "graders": ListOf(EVAL_GRADER),
+            "metrics": ListOf(Struct(_METRIC, strict=strict)),
+            "tasks": _STRS,
+            "baseline": BOOL,
+        },
+        strict=strict,
+    )
+
+
+EVAL_SPEC = _eval_spec(strict=False)
+"""A 1.x eval spec: unknown keys are tolerated (waza warns about them)."""
+SCENARIO_EVAL_SPEC = _eval_spec(strict=True)
+"""A scenario eval (`scenario:`, schemaVersion "2.0"): waza refuses unknown keys in it."""
 TASK_FILE = Struct(
     {
         "enabled": BOOL,
@@ -177,6 +186,7 @@ TASK_FILE = Struct(
 PROJECT_CONFIG = Struct(
     {
         "paths": Struct({"skills": STR, "evals": STR, "results": STR}, strict=True),
+        "files": Struct({"evalFile": STR, "taskGlob": STR, "taskFileSuffix": STR}, strict=True),
         "defaults": Struct(
             {
                 "engine": STR,
@@ -210,7 +220,8 @@ PROJECT_CONFIG = Struct(
     },
     strict=True,
 )
-"""`.waza.yaml`, which waza decodes with KnownFields: an unknown key anywhere fails the load."""
+"""`.waza.yaml`: every key of waza's ProjectConfig in any version (`files` since 0.33.0,
+`defaults.model_reasoning_effort` in one lineage). waza decodes it with KnownFields."""
 
 _TAG = "tag:yaml.org,2002:"
 _INT64 = 2**63
@@ -220,10 +231,11 @@ _BOOL_WORDS = frozenset(
 ) | {"OFF"}
 
 
-def check_shape(node: yaml.Node, shape: Shape) -> None:
+def check_shape(node: yaml.Node, shape: Shape, where: str = "") -> None:
     """Raise ShapeError at the first node that does not fit `shape` (null fits anything, as
-    yaml.v3 leaves the zero value). Iterative; shared (aliased) nodes are checked once."""
-    pending: list[tuple[yaml.Node, Shape, str]] = [(node, shape, "")]
+    yaml.v3 leaves the zero value); `where` is the node's own key path, for messages.
+    Iterative; shared (aliased) nodes are checked once."""
+    pending: list[tuple[yaml.Node, Shape, str]] = [(node, shape, where)]
     checked: set[tuple[int, int]] = set()
     while pending:
         current, expected, path = pending.pop()

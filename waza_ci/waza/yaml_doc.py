@@ -1,20 +1,22 @@
 """Reading one YAML file of waza's the way waza's yaml.v3 reads it: the root mapping as nodes
-that keep their lines, duplicate keys and aliases refused, the shape and `schemaVersion`
-checked, and every problem named with the file and line."""
+that keep their lines, duplicate keys and aliases refused, the shape checked (for an eval spec,
+the shape its header picks), and every problem named with the file and line."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import yaml
 
 from waza_ci.errors import InputError, Location
 from waza_ci.files import MAX_SPEC_BYTES, read_regular_text
-from waza_ci.waza.schema_version import schema_version_problem
 from waza_ci.waza.spec_schema import Shape, ShapeError, check_aliases, check_shape
 
+ShapeFor: TypeAlias = Callable[[Path, yaml.MappingNode], Shape]
+"""Picks a document's shape from its header (and refuses a header waza refuses)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR_TAGS = frozenset(
     f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "timestamp")
@@ -38,18 +40,19 @@ def valid_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def load_yaml(path: Path, *, what: str, shape: Shape, versioned: bool = False) -> yaml.MappingNode:
-    root = load_optional_yaml(path, what=what, shape=shape, versioned=versioned)
+def load_yaml(path: Path, *, what: str, shape: Shape | ShapeFor) -> yaml.MappingNode:
+    root = load_optional_yaml(path, what=what, shape=shape)
     if root is None:
         raise InputError(f"{what} is empty", Location(str(path)))
     return root
 
 
 def load_optional_yaml(
-    path: Path, *, what: str, shape: Shape, versioned: bool = False
+    path: Path, *, what: str, shape: Shape | ShapeFor
 ) -> yaml.MappingNode | None:
-    """The document's root mapping checked against `shape`; None for an empty document.
-    `versioned`: its `schemaVersion` is checked first, before any field, as waza checks it."""
+    """The document's root mapping checked against `shape`; None for an empty document. A
+    callable `shape` reads the header first (`schemaVersion`, before any field, as waza
+    reads it) and says which shape the fields are checked against."""
     text = read_regular_text(path, what=what, max_bytes=MAX_SPEC_BYTES)  # its errors name path
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -66,19 +69,10 @@ def load_optional_yaml(
     try:
         check_aliases(root)
         refuse_duplicate_keys(path, root)
-        if versioned:
-            check_schema_version(path, child(root, "schemaVersion"))
-        check_shape(root, shape)
+        check_shape(root, shape(path, root) if callable(shape) else shape)
     except ShapeError as err:
         raise InputError(f"invalid {what}: {err.message}", at(path, err.node)) from None
     return root
-
-
-def check_schema_version(path: Path, node: yaml.Node | None) -> None:
-    version = scalar_text(path, node, "schemaVersion")
-    problem = schema_version_problem(version)
-    if problem is not None:
-        raise InputError(problem, at(path, node) if node is not None else Location(str(path)))
 
 
 def refuse_duplicate_keys(path: Path, root: yaml.Node) -> None:

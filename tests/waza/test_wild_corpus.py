@@ -1,0 +1,250 @@
+"""The real waza material of `../shared/waza-wild/` (origins in its PROVENANCE.md), read from
+there and never copied in: every eval spec loads unless waza refuses it too (the list below,
+each with the reason both give), every results file loads and regrades against its spec, a
+file that is not a results file is refused as what it is, and every `.waza.yaml` is read as
+waza reads it.
+
+CI's main pass fails when the corpus is missing; a plain clone, and `.ci/unprivileged.sh`'s
+lone copy (`WAZA_CI_LONE_COPY=1`), skip saying why (see `tests.conftest.require_shared`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED, Project, require_shared, run_cli_process
+from waza_ci.errors import InputError
+from waza_ci.waza.project_config import find_program_timeout
+from waza_ci.waza.results import load_results
+from waza_ci.waza.spec import load_eval
+
+WILD = "waza-wild"
+CORPUS = SHARED / WILD
+
+_ESCAPE = (
+    "a task file writes `\\.` in a double-quoted string: an escape YAML does not have, which "
+    "waza's yaml.v3 refuses too (found unknown escape character)"
+)
+_PROMPT_FIXTURE = (
+    "a grader test fixture of waza's with no `tasks:`: `waza grade` says 'no tasks found in spec'"
+)
+_TASKS_AS_MAPPINGS = (
+    "its `tasks:` entries are mappings, not file globs: yaml.v3 cannot decode them into "
+    "waza's `Tasks []string`"
+)
+REFUSED_SPECS: dict[str, tuple[str, str]] = {
+    # path under waza-wild/: (what waza-ci says, why waza refuses it too)
+    **{
+        f"runs/thiagoalmedeiros-agentic-sdlc-wizard/fd7f20b/evals/{suite}/eval.yaml": (
+            "found unknown escape character '.'",
+            _ESCAPE,
+        )
+        for suite in (
+            "sdlc-council-daedalus",
+            "sdlc-council-hephaestus",
+            "sdlc-devcontainer-setup",
+            "sdlc-impl-strategy",
+            "sdlc-lessons-learned",
+            "sdlc-strategy-debate",
+        )
+    },
+    "runs/microsoft-waza/index/internal/validation/testdata/eval-1.0.yaml": (
+        "no tasks found in spec",
+        "its `tasks/*.yaml` were not copied into the corpus, so waza finds no task either",
+    ),
+    "runs/microsoft-waza/snapshot-091a1f9e/internal/graders/testdata/eval-grader-prompt.yaml": (
+        "no tasks found in spec",
+        _PROMPT_FIXTURE,
+    ),
+    "specs/microsoft_waza_internal_graders_testdata_eval-grader-prompt.yaml/internal/graders/"
+    "testdata/eval-grader-prompt.yaml": ("no tasks found in spec", _PROMPT_FIXTURE),
+    "runs/microsoft-waza/snapshot-091a1f9e/skills/waza-interactive/tests/eval.yaml": (
+        "`tasks[5]` must be a string",
+        _TASKS_AS_MAPPINGS,
+    ),
+    "specs/microsoft_waza_skills_waza-interactive_tests_eval.yaml/skills/waza-interactive/tests/"
+    "eval.yaml": ("`tasks[5]` must be a string", _TASKS_AS_MAPPINGS),
+}
+
+# Files waza writes that are not results files: refused, naming what they are.
+NOT_RESULTS: dict[str, str] = {
+    "runs/microsoft-waza/index/internal/testdata/compatibility/v1/snapshot-1.0.json": (
+        "a waza task snapshot"
+    ),
+    "runs/microsoft-waza/index/internal/testdata/compatibility/v1/dashboard-legacy.json": (
+        "a waza dashboard export"
+    ),
+}
+
+# Results files that load but hold no run to grade: waza's `grade` prints an empty verdict and
+# exits 0; waza-ci exits 2 saying no task had runs (README, "What is graded, and how").
+NOTHING_TO_GRADE: dict[str, str] = {
+    "runs/microsoft-waza/index/internal/validation/testdata/results-1.0.json": (
+        "waza's schema fixture: its one task has `runs: []`"
+    ),
+}
+
+# `.waza.yaml` files waza itself throws away (so its 30 s program timeout applies).
+REFUSED_PROJECT_CONFIGS: dict[str, tuple[str, str]] = {
+    "project-config/marlon-costa-dc+ECC/.waza.yaml": (
+        "`paths.skills` must be a string",
+        "`paths.skills` is a list; waza's PathsConfig.Skills is a string",
+    ),
+    "project-config/yanivpaz+waza-test-skill/.waza.yaml": (
+        "unknown key `tokens.limits.skill`",
+        "waza's TokenLimitsConfig has only `defaults` and `overrides`",
+    ),
+}
+
+_SPEC_NAME = re.compile(r"(eval[^/]*|grade)\.ya?ml")
+_TOP_LEVEL = re.compile(r"^(tasks|graders)\s*:", re.M)
+
+
+def _specs() -> list[Path]:
+    """`specs/<owner>_<repo>_<path>/`: the eval file at <path> (one per folder, beside files its
+    folder shares with others); `runs/`: the sweep's own rule (PROVENANCE.md), every
+    `eval*.yaml` / `grade.yaml` with a top-level `tasks:` or `graders:`."""
+    swept = [
+        path
+        for folder in sorted((CORPUS / "specs").iterdir())
+        for path in sorted(folder.rglob("*.y*ml"))
+        if folder.name.endswith("_" + path.relative_to(folder).as_posix().replace("/", "_"))
+    ]
+    beside_runs = [
+        path
+        for path in sorted((CORPUS / "runs").rglob("*.y*ml"))
+        if _SPEC_NAME.fullmatch(path.name)
+        and _TOP_LEVEL.search(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    return swept + beside_runs
+
+
+def _results() -> list[Path]:
+    """The 28 results files: `results*.json`, grader-challenge candidates, showcase results."""
+    runs = CORPUS / "runs"
+    found = [
+        *runs.rglob("results*.json"),
+        *runs.rglob("candidates/*.json"),
+        *runs.rglob("showcase-results/*.json"),
+    ]
+    return sorted(set(found))
+
+
+def _params(paths: list[Path]) -> list[object]:
+    if not CORPUS.is_dir():
+        return [pytest.param(None, id=f"{WILD}-missing")]
+    return [pytest.param(p, id=p.relative_to(CORPUS).as_posix()) for p in paths]
+
+
+SPECS = _params(_specs()) if CORPUS.is_dir() else _params([])
+RESULTS = _params(_results()) if CORPUS.is_dir() else _params([])
+
+
+def test_the_corpus_is_whole() -> None:
+    require_shared(WILD)
+    specs = _specs()
+    assert sum(1 for p in specs if p.is_relative_to(CORPUS / "specs")) == 230
+    assert len(_results()) == 28
+    listed = {*REFUSED_SPECS, *NOT_RESULTS, *NOTHING_TO_GRADE, *REFUSED_PROJECT_CONFIGS}
+    assert all((CORPUS / name).is_file() for name in listed)
+    assert set(REFUSED_SPECS) <= {p.relative_to(CORPUS).as_posix() for p in specs}
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_spec_loads_unless_waza_refuses_it_too(spec: Path | None) -> None:
+    require_shared(WILD)
+    assert spec is not None
+    name = spec.relative_to(CORPUS).as_posix()
+    if name not in REFUSED_SPECS:
+        assert load_eval(spec, working_directory=spec.parent).tasks
+        return
+    message, _why_waza_refuses = REFUSED_SPECS[name]
+    with pytest.raises(InputError) as caught:
+        load_eval(spec, working_directory=spec.parent)
+    assert message in caught.value.message
+    assert caught.value.location is not None
+
+
+@pytest.mark.parametrize("results", RESULTS)
+def test_every_results_file_loads_and_regrades(results: Path | None, project: Project) -> None:
+    require_shared(WILD)
+    assert results is not None
+    doc = load_results(results)
+    spec = _spec_for(results)
+    if spec is None or spec.relative_to(CORPUS).as_posix() in REFUSED_SPECS:
+        spec = _synthetic_spec(project, [task.test_id for task in doc.model.tasks])
+    out = project.root / "regraded.json"
+    result = run_cli_process(
+        [
+            "grade",
+            str(spec),
+            "--results",
+            str(results),
+            "--workspace",
+            str(project.workspace),
+            "--working-directory",
+            str(spec.parent),
+            "--output",
+            str(out),
+        ],
+        cwd=project.root,
+    )
+    if results.relative_to(CORPUS).as_posix() in NOTHING_TO_GRADE:
+        assert result.code == 2 and "no tasks were graded" in result.stderr, result.stderr
+        return
+    # 1: a saved or regraded verdict failed; 3: a grader could not run. Both mean it graded.
+    assert result.code in (0, 1, 3), result.stderr
+    regraded = json.loads(out.read_text())
+    assert [t["test_id"] for t in regraded["tasks"]] == [t.test_id for t in doc.model.tasks]
+    assert regraded["summary"]["total_tests"] == len(doc.model.tasks)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_RESULTS))
+def test_files_that_are_not_results_files_are_refused_as_what_they_are(name: str) -> None:
+    require_shared(WILD)
+    with pytest.raises(InputError) as caught:
+        load_results(CORPUS / name)
+    assert str(caught.value).startswith(f"{CORPUS / name}: not evaluation results: ")
+    assert NOT_RESULTS[name] in caught.value.message
+
+
+def test_every_waza_yaml_is_read_as_waza_reads_it() -> None:
+    require_shared(WILD)
+    configs = sorted(CORPUS.rglob(".waza.yaml"))
+    with_files = [c for c in configs if re.search(r"^files:", c.read_text(), re.M)]
+    assert len(configs) == 29 and len(with_files) >= 8
+    for config in configs:
+        name = config.relative_to(CORPUS).as_posix()
+        timeout, warnings = find_program_timeout(config.parent)
+        expected = re.search(r"^\s+programTimeout:\s*(\d+)", config.read_text(), re.M)
+        assert timeout == (int(expected.group(1)) if expected else 30), name
+        if name in REFUSED_PROJECT_CONFIGS:
+            (warning,) = warnings
+            assert REFUSED_PROJECT_CONFIGS[name][0] in warning.message, name
+        else:
+            assert warnings == [], name
+
+
+def _spec_for(results: Path) -> Path | None:
+    """The spec a results file was made with, where the corpus has it beside the file."""
+    if results.parent.name == "candidates":
+        return results.parent.parent / "grade.yaml"
+    stem = results.stem.removeprefix("results")
+    spec = results.parent / f"eval{stem}.yaml"
+    return spec if spec.is_file() else None
+
+
+def _synthetic_spec(project: Project, task_ids: list[str]) -> Path:
+    """A spec of the results file's own tasks with one passing program grader, for results
+    without a loadable spec in the corpus (waza's hand-made showcase files)."""
+    script = project.write_grader("passes.py", "import sys; sys.stdin.read()\n")
+    project.write_eval(project.program_grader("passes", script))
+    for task_id in dict.fromkeys(task_ids):
+        path = project.root / "tasks" / f"{len(list((project.root / 'tasks').glob('*')))}.yaml"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(f"id: {json.dumps(task_id)}\n", encoding="utf-8")
+    return project.eval_path
