@@ -257,7 +257,17 @@ def test_a_malformed_section_names_its_json_path(suite: Project, three: list[Pat
     doc["waza_ci"]["shard"]["index"] = "1"
     three[0].write_text(json.dumps(doc))
     line = one_line_error(merge(suite, *map(str, three)))
-    assert f"{three[0]}: at $.waza_ci.shard.index:" in line
+    assert line.endswith(f"{three[0]}: at $.waza_ci.shard.index: want a whole number, got a string")
+    doc["waza_ci"]["shard"] = [1, 2]
+    three[0].write_text(json.dumps(doc))
+    line = one_line_error(merge(suite, *map(str, three)))
+    assert line.endswith("at $.waza_ci.shard: want an object (waza-ci's shard), got a list")
+    del doc["waza_ci"]["shard"]
+    three[0].write_text(json.dumps(doc))
+    line = one_line_error(merge(suite, *map(str, three)))
+    assert line.endswith(
+        "at $.waza_ci.shard: required: waza-ci's partial section needs `shard` here"
+    )
 
 
 @pytest.mark.parametrize("text", ["0/3", "4/3", "3", "1/0", "a/b", "-1/2"])

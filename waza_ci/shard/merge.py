@@ -22,6 +22,7 @@ from waza_ci.errors import InputError, Location
 from waza_ci.grading.verdicts import errored_run_grade, saved_verdict
 from waza_ci.shard.plan import PARTIAL_FORMAT, PARTIAL_KEY
 from waza_ci.waza.results import ResultsFile, SavedRun, SavedVerdict
+from waza_ci.waza.results_errors import describe_error
 from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, SkippedTask, TaskGrade, run_status
 from waza_ci.waza.spec import LoadWarning
 
@@ -110,6 +111,20 @@ class PartialSection(_Model):
     task_filter: str | None = None
 
 
+# The partial section's parts as its errors name them (never a Python class).
+_SECTION_NAMES = {
+    "PartialSection": "partial section",
+    "_LocationModel": "location",
+    "_GraderModel": "grader",
+    "_VerdictModel": "verdict",
+    "_TaskModel": "task entry",
+    "_ShardModel": "shard",
+    "_EvalModel": "eval",
+    "_SkippedModel": "skipped task",
+    "_WarningModel": "warning",
+}
+
+
 @dataclass(frozen=True)
 class Partial:
     file: ResultsFile
@@ -164,11 +179,11 @@ def read_partial(file: ResultsFile) -> Partial:
     try:
         section = PartialSection.model_validate(raw)
     except ValidationError as err:
-        first = err.errors()[0]
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
-        raise InputError(
-            first["msg"].lower(), Location(str(file.path), json_path=f"$.{PARTIAL_KEY}{where}")
-        ) from None
+        message, where = describe_error(
+            PartialSection, err.errors()[0], structs=_SECTION_NAMES, owner="waza-ci's"
+        )
+        path = f"$.{PARTIAL_KEY}{where.removeprefix('$')}"
+        raise InputError(message, Location(str(file.path), json_path=path)) from None
     return Partial(file, section, _check_section(file, section))
 
 

@@ -121,15 +121,22 @@ def _dashboard_run(raw: Any) -> bool:
     )
 
 
-def describe_error(root: type[BaseModel], error: ErrorDetails) -> tuple[str, str]:
-    """One validation error as (message, JSON path), in waza's words."""
+def describe_error(
+    root: type[BaseModel],
+    error: ErrorDetails,
+    *,
+    structs: Mapping[str, str] = GO_STRUCTS,
+    owner: str = "waza's",
+) -> tuple[str, str]:
+    """One validation error as (message, JSON path), in waza's words (or, with `structs` and
+    `owner`, in the words of another format's own names)."""
     loc = tuple(error["loc"])
     where = json_path(loc)
     kind = error["type"]
     if kind == "missing":
-        parent = _waza_name(_shape_at(root, loc[:-1]))
-        return f"required: waza's {parent} needs `{loc[-1]}` here", where
-    wanted = _wanted(_shape_at(root, loc))
+        parent = _struct_name(_shape_at(root, loc[:-1]), structs)
+        return f"required: {owner} {parent} needs `{loc[-1]}` here", where
+    wanted = _wanted(_shape_at(root, loc), structs, owner)
     got = _json_kind(error["input"])
     if kind in ("less_than", "greater_than_equal", "less_than_equal", "greater_than"):
         return f"want {wanted} that fits Go's 64-bit integer, got {got}", where
@@ -193,9 +200,9 @@ def _unwrap(annotation: Any) -> Any:
             return annotation
 
 
-def _wanted(shape: Any) -> str:
+def _wanted(shape: Any, structs: Mapping[str, str], owner: str) -> str:
     if isinstance(shape, type) and issubclass(shape, BaseModel):
-        return f"an object (waza's {_waza_name(shape)})"
+        return f"an object ({owner} {_struct_name(shape, structs)})"
     origin = typing.get_origin(shape)
     if origin is list:
         return "a list"
@@ -212,9 +219,9 @@ _SCALARS: Mapping[Any, str] = {
 }
 
 
-def _waza_name(shape: Any) -> str:
+def _struct_name(shape: Any, structs: Mapping[str, str]) -> str:
     name = getattr(shape, "__name__", "")
-    return GO_STRUCTS.get(name, "struct")
+    return structs.get(name, "struct")
 
 
 def _json_kind(value: Any) -> str:
