@@ -112,10 +112,10 @@ def test_a_long_output_keeps_its_end_in_feedback_and_details() -> None:
     assert feedback.startswith("Program exited with error: exit status 1; stderr: line 00001: ")
     assert feedback.endswith("\nAssertionError: expected 42 got 41")
     assert details["stderr"] == feedback.partition("; stderr: ")[2]
-    cut = [line for line in details["stderr"].split("\n") if line.startswith("… ")]
+    cut = [line for line in details["stderr"].split("\n") if line.startswith("... ")]
     assert cut == [
-        f"… {outcome.stderr_dropped_lines:,} lines cut ({outcome.stderr_dropped_bytes:,} bytes):"
-        " waza-ci keeps the first and last 512 KiB of each output stream …"
+        f"... {outcome.stderr_dropped_lines:,} lines cut ({outcome.stderr_dropped_bytes:,} bytes):"
+        " waza-ci keeps the first and last 512 KiB of each output stream ..."
     ]
     assert set(details) == WAZA_DETAIL_KEYS | {"exit_error"}
     assert outcome_notes(outcome) == (

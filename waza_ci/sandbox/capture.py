@@ -6,10 +6,11 @@ half-cap bytes (a ring buffer), counts what fell between them, and reads back as
 one cut line saying what was left out, and the tail:
 
     line 00001: …
-    … 1,421 lines cut (416,353 bytes): waza-ci keeps the first and last 512 KiB of each …
+    ... 1,421 lines cut (416,353 bytes): waza-ci keeps the first and last 512 KiB of ...
     AssertionError: expected 42 got 41
 
-(the cut line ends "… of each output stream …").
+(the cut line ends "... of each output stream ..."). The line is ASCII, so the kept text of
+an ASCII output stays one byte a character in memory (one "…" would make it two).
 
 Cuts fall on line breaks when one is within `ALIGN_WINDOW` bytes, else on a character
 boundary, so the kept text decodes cleanly. Memory is the cap (plus one read) whatever the
@@ -21,14 +22,15 @@ own cut when it shortens the text again).
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 
 ALIGN_WINDOW = 16 * 1024
 """How far a cut moves to fall on a line break; past that a (very long) line is cut inside."""
 
 _CUT_LINE = re.compile(
-    r"… (?P<lines>[\d,]+) lines? cut \((?P<bytes>[\d,]+) bytes?\): "
-    r"waza-ci keeps the first and last [^\n…]+ of each output stream …"
+    r"\.\.\. (?P<lines>[\d,]+) lines? cut \((?P<bytes>[\d,]+) bytes?\): "
+    r"waza-ci keeps the first and last [^\n.]+ of each output stream \.\.\."
 )
 
 
@@ -46,8 +48,8 @@ def cut_line(lines: int, size: int, half_cap: int) -> str:
     line_word = "line" if lines == 1 else "lines"
     byte_word = "byte" if size == 1 else "bytes"
     return (
-        f"… {lines:,} {line_word} cut ({size:,} {byte_word}): waza-ci keeps the first and last"
-        f" {size_text(half_cap)} of each output stream …"
+        f"... {lines:,} {line_word} cut ({size:,} {byte_word}): waza-ci keeps the first and last"
+        f" {size_text(half_cap)} of each output stream ..."
     )
 
 
@@ -64,7 +66,7 @@ def find_cut_lines(text: str) -> list[tuple[int, int, int, int]]:
     if "waza-ci keeps the first and last" not in text:  # the common case, at C speed
         return []
     found = []
-    for match in re.finditer(r"(?m)^… [\d,]+ lines? cut [^\n]*$", text):
+    for match in re.finditer(r"(?m)^\.\.\. [\d,]+ lines? cut [^\n]*$", text):
         parsed = parse_cut_line(match.group())
         if parsed is not None:
             found.append((match.start(), match.end(), *parsed))
@@ -80,82 +82,71 @@ def size_text(count: int) -> str:
 
 
 class OutputCapture:
-    """The first `cap // 2` bytes of a stream and, in a ring, its last `cap - cap // 2`."""
+    """The first `cap // 2` bytes of a stream and its last `cap - cap // 2`.
+
+    The tail is a ring of the chunks as they were read (no copies): the oldest chunk leaves,
+    its bytes and newlines counted, as soon as the newer ones hold the tail's share without it.
+    """
 
     def __init__(self, cap: int) -> None:
         cap = max(cap, 0)
         self._head_cap = cap // 2
         self._tail_cap = cap - self._head_cap
         self._head = bytearray()
-        self._tail = bytearray()
-        """Grows to the tail cap, then is a ring whose oldest byte is at `_oldest`."""
-        self._oldest = 0
+        self._chunks: deque[bytes] = deque()
+        self._tail_size = 0
         self._evicted = 0
         self._evicted_newlines = 0
-        self.total = 0
 
     def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        data = memoryview(chunk)
         room = self._head_cap - len(self._head)
         if room > 0:
-            self._head += data[:room]
-            data = data[room:]
-        if data:
-            self._add_to_tail(data)
-
-    def _add_to_tail(self, data: memoryview) -> None:
-        tail, cap = self._tail, self._tail_cap
-        free = cap - len(tail)
-        if free > 0:
-            tail += data[:free]
-            data = data[free:]
-            if not data:
+            self._head += chunk[:room]
+            if len(chunk) <= room:
                 return
-        size = len(data)
-        self._evicted += size
-        if size >= cap:  # the whole ring and the front of `data` leave
-            self._evicted_newlines += tail.count(b"\n") + data[: size - cap].tobytes().count(b"\n")
-            tail[:] = data[size - cap :]
-            self._oldest = 0
-            return
-        first = min(size, cap - self._oldest)
-        self._evicted_newlines += tail.count(b"\n", self._oldest, self._oldest + first)
-        tail[self._oldest : self._oldest + first] = data[:first]
-        rest = size - first
-        if rest:
-            self._evicted_newlines += tail.count(b"\n", 0, rest)
-            tail[:rest] = data[first:]
-        self._oldest = (self._oldest + size) % cap
+            chunk = chunk[room:]
+        chunks = self._chunks
+        chunks.append(chunk)
+        self._tail_size += len(chunk)
+        while self._tail_size - len(chunks[0]) >= self._tail_cap:
+            oldest = chunks.popleft()
+            self._tail_size -= len(oldest)
+            self._evicted += len(oldest)
+            self._evicted_newlines += oldest.count(b"\n")
+            if not chunks:
+                break
 
     def kept(self) -> KeptOutput:
-        """The kept text: everything when it fit, else head, cut line, tail."""
-        tail = bytes(self._tail[self._oldest :] + self._tail[: self._oldest])
-        if not self._evicted:
-            return KeptOutput(_decode(bytes(self._head) + tail))
-        head = bytes(self._head)
-        head_end = _head_cut(head)
+        """The kept text: everything when it fit, else head, cut line, tail. Decoded once, from
+        one buffer, so a long output costs its kept bytes and their text, little more."""
+        joined = b"".join(self._chunks)
+        excess = max(len(joined) - self._tail_cap, 0)
+        kept = bytearray(self._head)
+        if not self._evicted and not excess:
+            kept += joined
+            return KeptOutput(_decode(kept))
+        tail = memoryview(joined)[excess:]
+        head_end = _head_cut(kept)
         tail_start = _tail_cut(tail)
-        dropped_bytes = len(head) - head_end + self._evicted + tail_start
+        dropped_bytes = len(kept) - head_end + self._evicted + excess + tail_start
         newlines = (
-            head.count(b"\n", head_end) + self._evicted_newlines + tail.count(b"\n", 0, tail_start)
+            kept.count(b"\n", head_end)
+            + self._evicted_newlines
+            + joined.count(b"\n", 0, excess + tail_start)
         )
         # The cut ends on a line break when it could be moved to one; else it ends inside a line.
-        ends_a_line = tail_start > 0 and tail[tail_start - 1 : tail_start] == b"\n"
+        ends_a_line = tail_start > 0 and tail[tail_start - 1] == ord("\n")
         dropped_lines = newlines + (0 if ends_a_line else 1)
-        kept_head = _decode(head[:head_end])
-        separator = "" if not kept_head or kept_head.endswith("\n") else "\n"
-        text = (
-            kept_head
-            + separator
-            + cut_line(dropped_lines, dropped_bytes, self._head_cap)
-            + "\n"
-            + _decode(tail[tail_start:])
-        )
-        return KeptOutput(text, dropped_bytes, dropped_lines)
+        line = cut_line(dropped_lines, dropped_bytes, self._head_cap)
+        del kept[head_end:]
+        if kept and not kept.endswith(b"\n"):
+            kept += b"\n"  # the cut line stands on a line of its own
+        kept += line.encode("utf-8") + b"\n"
+        kept += tail[tail_start:]
+        return KeptOutput(_decode(kept), dropped_bytes, dropped_lines)
 
 
-def _head_cut(head: bytes) -> int:
+def _head_cut(head: bytes | bytearray) -> int:
     """Where the kept head ends: after its last line break near the end, else on a character
     boundary."""
     newline = head.rfind(b"\n", max(len(head) - ALIGN_WINDOW, 0))
@@ -173,10 +164,10 @@ def _head_cut(head: bytes) -> int:
     return end
 
 
-def _tail_cut(tail: bytes) -> int:
+def _tail_cut(tail: memoryview) -> int:
     """Where the kept tail starts: after its first line break near the start, else on a
     character boundary."""
-    newline = tail.find(b"\n", 0, ALIGN_WINDOW)
+    newline = bytes(tail[:ALIGN_WINDOW]).find(b"\n")
     if newline >= 0:
         return newline + 1
     start = 0
@@ -185,5 +176,5 @@ def _tail_cut(tail: bytes) -> int:
     return start
 
 
-def _decode(data: bytes) -> str:
+def _decode(data: bytearray) -> str:
     return data.decode("utf-8", errors="replace")
