@@ -8,6 +8,7 @@ and the line a reviewer should see in the failures table.
 from __future__ import annotations
 
 import textwrap
+import time
 
 import pytest
 
@@ -255,3 +256,15 @@ def test_the_capture_s_cut_line_is_never_the_reason() -> None:
     # The cut line says "cut" and "cannot" nowhere, but it is never a candidate at all.
     text = "the real reason\n" + cut_line(1_000, 123_456, 512 * 1024) + "\n\n"
     assert telling_line(text) == "the real reason"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["expected " * 7_000, "want got " * 7_000, "Ab." * 20_000, "A" + "b" * 60_000, "é€𝄞 " * 15_000],
+    ids=["expected", "want-got", "dotted-names", "one-word", "non-ascii"],
+)
+def test_a_long_line_costs_linear_time(line: str) -> None:
+    # A quadratic pattern takes seconds on a 64 KiB line; every rule scans it a few times.
+    started = time.perf_counter()
+    telling_line(line)
+    assert time.perf_counter() - started < 0.5

@@ -30,28 +30,59 @@ TELLING_WINDOW = 65_536
 
 # An exception's name and message: `AssertionError: …`, `pkg.ValueError: …`,
 # `AssertionError [ERR_ASSERTION]: …`, `org.opentest4j.AssertionFailedError: …`.
+# Possessive quantifiers: a line of one long word must not cost quadratic time.
 _EXCEPTION_HEADER = re.compile(
-    r"(?:^|[\s:(])(?:[A-Za-z_][\w$]*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Failure))"
-    r"(?:\s\[\w+\])?:(?:\s|$)"
+    r"(?:^|[\s:(])(?:[A-Za-z_][\w$]*+\.)*+(?P<name>[A-Z]\w*+)(?:\s\[\w+\])?:(?:\s|$)"
 )
+_EXCEPTION_SUFFIXES = ("Error", "Exception", "Failure")
 _PYTEST_E = re.compile(r"^E\s{2,}\S")
-_ASSERTION = re.compile(
-    r"^FAILED\s+\S+\s+-\s+\S"  # pytest's short summary, with the message
-    r"|^[\w./-]+_test\.go:\d+:\s"  # go test's failure line
-    r"|\bexpected\b.*\b(?:got|but|actual|received|found|instead|was|saw)\b"
-    r"|\bwant(?:ed)?\b.*\bgot\b|\bgot\b.*\bwant(?:ed)?\b",
-    re.IGNORECASE,
+
+Check = Callable[[str, str], bool]
+"""A test on a line and its lower-case form."""
+
+
+def _words(needles: tuple[str, ...], pattern: str) -> Check:
+    """`pattern` (case-insensitive), tried only on lines holding one of the lower-case
+    `needles`: a cheap substring test first keeps a long line from costing every regex."""
+    compiled = re.compile(pattern, re.IGNORECASE)
+    return lambda line, low: any(n in low for n in needles) and bool(compiled.search(line))
+
+
+def _then(first: str, then: str) -> Check:
+    """The word `first`, later on the line one of the words `then` (linear: one scan each)."""
+    head = re.compile(rf"\b{first}\b", re.IGNORECASE)
+    tail = re.compile(rf"\b(?:{then})\b", re.IGNORECASE)
+    needle = first.partition("(")[0]
+
+    def check(line: str, low: str) -> bool:
+        found = head.search(line) if needle in low else None
+        return found is not None and tail.search(line, found.end()) is not None
+
+    return check
+
+
+_ASSERTIONS: tuple[Check, ...] = (
+    _words(("failed",), r"^FAILED\s+\S+\s+-\s+\S"),  # pytest's short summary, with the message
+    _words(("_test.go:",), r"^[\w./-]+_test\.go:\d+:\s"),  # go test's failure line
+    _then("expected", "got|but|actual|received|found|instead|was|saw"),
+    _then("want(?:ed)?", "got"),
+    _then("got", "want|wanted"),
 )
-_ERROR = re.compile(
-    r"\b[A-Z]\w*(?:Error|Exception)\b"  # a bare exception name: `test_x.py:5: AssertionError`
-    r"|(?i:\berror\b|^(?:fatal|panic)\b|^assert\s)"
-    r"|\w\)?\s+(?:!==?|===?)\s+\(?[\w'\"-]"  # a comparison: `3 != 4`, `(7 != 8)`
-    r"|(?i:\bmismatch(?:ed)?\b|\bdo(?:es)?(?:n't| not) match\b)"
-    r"|(?i:\bno such file or directory\b|\bpermission denied\b|\bcommand not found\b"
-    r"|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b|\bnot found\b)"
+_ERRORS: tuple[Check, ...] = (
+    _words(("error", "exception"), r"\b[A-Z]\w*+(?<=Error)\b|\b[A-Z]\w*+(?<=Exception)\b"),
+    _words(("error",), r"\berror\b"),
+    _words(("fatal", "panic", "assert"), r"^(?:fatal|panic)\b|^assert\s"),
+    _words(("!=", "=="), r"\w\)?\s+(?:!==?|===?)\s+\(?[\w'\"-]"),  # `3 != 4`, `(7 != 8)`
+    _words(("match",), r"\bmismatch(?:ed)?\b|\bdo(?:es)?(?:n't| not) match\b"),
+    _words(
+        ("no such", "denied", "not found", "can", "could", "unable"),
+        r"\bno such file or directory\b|\bpermission denied\b|\bnot found\b"
+        r"|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b",
+    ),
 )
-_FAILURE = re.compile(
-    r"\b(?:fail|fails|failed|failing|failure|failures)\b|^not ok\b", re.IGNORECASE
+_FAILURES: tuple[Check, ...] = (
+    _words(("fail",), r"\b(?:fail|fails|failed|failing|failure|failures)\b"),
+    _words(("not ok",), r"^not ok\b"),
 )
 _BORING = re.compile(
     r"^(?:traceback \(most recent call last\):|-+|=+|\^+|~+|\*+|#+)$"
@@ -61,23 +92,37 @@ _BORING = re.compile(
 _WARNING = re.compile(r"^(?:warn(?:ing)?|note|hint|info|debug)\b|^npm warn\b", re.IGNORECASE)
 
 
+def _exception_names(line: str) -> list[str]:
+    """The exception names a line reports (`AssertionError: …`), cheaply ruled out first."""
+    if not any(suffix in line for suffix in _EXCEPTION_SUFFIXES):
+        return []
+    return [
+        match["name"]
+        for match in _EXCEPTION_HEADER.finditer(line)
+        if match["name"].endswith(_EXCEPTION_SUFFIXES)
+    ]
+
+
 def _is_assertion(lines: Sequence[str], index: int) -> bool:
     line = lines[index]
     if _PYTEST_E.match(line):  # the first line of a block of `E   …` lines
         return index == 0 or not _PYTEST_E.match(lines[index - 1])
-    header = _EXCEPTION_HEADER.search(line)
-    if header is not None and "assert" in header["name"].lower():
+    if any("assert" in name.lower() for name in _exception_names(line)):
         return True
-    return _ASSERTION.search(line) is not None
+    low = line.lower()
+    return any(check(line, low) for check in _ASSERTIONS)
 
 
 def _is_error(lines: Sequence[str], index: int) -> bool:
     line = lines[index]
-    return _EXCEPTION_HEADER.search(line) is not None or _ERROR.search(line) is not None
+    low = line.lower()
+    return bool(_exception_names(line)) or any(check(line, low) for check in _ERRORS)
 
 
 def _is_failure(lines: Sequence[str], index: int) -> bool:
-    return _FAILURE.search(lines[index]) is not None
+    line = lines[index]
+    low = line.lower()
+    return any(check(line, low) for check in _FAILURES)
 
 
 def _is_plain(lines: Sequence[str], index: int) -> bool:

@@ -100,10 +100,11 @@ class OutputCapture:
 
     def add(self, chunk: bytes) -> None:
         room = self._head_cap - len(self._head)
+        if len(chunk) <= room:  # the common case: a short output, all of it in the head
+            self._head += chunk
+            return
         if room > 0:
             self._head += chunk[:room]
-            if len(chunk) <= room:
-                return
             chunk = chunk[room:]
         chunks = self._chunks
         chunks.append(chunk)
@@ -119,6 +120,8 @@ class OutputCapture:
     def kept(self) -> KeptOutput:
         """The kept text: everything when it fit, else head, cut line, tail. Decoded once, from
         one buffer, so a long output costs its kept bytes and their text, little more."""
+        if not self._chunks and not self._evicted:
+            return KeptOutput(_decode(self._head))
         joined = b"".join(self._chunks)
         excess = max(len(joined) - self._tail_cap, 0)
         kept = bytearray(self._head)
