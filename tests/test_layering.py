@@ -20,7 +20,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
     "grading": {"errors", "graders", "sandbox", "waza"},
     "shard": {"errors", "grading", "waza"},
     "gate": {"errors", "waza"},
-    "report": {"errors", "gate", "waza"},
+    "report": {"errors", "gate", "sandbox", "waza"},
     "github": {"errors", "files", "report"},
     "publish": {"errors", "gate", "github", "outputs", "report", "waza"},
     "engine": {

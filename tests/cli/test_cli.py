@@ -512,17 +512,29 @@ def test_waza_yaml_program_timeout_applies(project: Project, grade_project: Any)
     assert f"timed out after 1 s (limit from graders.programTimeout in {where})" in result.stderr
 
 
-def test_huge_output_is_capped_and_said_so(project: Project, grade_project: Any) -> None:
-    source = "import sys\nchunk = 'x' * 65536\nfor _ in range(320):\n    sys.stdout.write(chunk)\n"
+def test_huge_output_keeps_its_end_and_says_what_was_cut(
+    project: Project, grade_project: Any
+) -> None:
+    source = (
+        "import sys\nchunk = 'x' * 65536\nfor _ in range(320):\n    sys.stdout.write(chunk)\n"
+        "print()\nprint('LOUD-LAST-LINE: all 320 chunks written')\n"
+    )
     project.write_eval(script_grader(project, "loud", source))
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run()]}))
     out = project.root / "out.json"
     result = grade_project("--output", str(out))
     assert result.code == 0, result.stderr
-    assert "stdout: kept the first 1048576 bytes" in result.stderr  # -v is off: said once
+    # -v is off: said once.
+    dropped = 320 * 65536 + 1 + len("LOUD-LAST-LINE: all 320 chunks written\n") - 1024 * 1024
+    assert f"stdout: {dropped:,} bytes (1 line) in the middle were not kept" in result.stderr
     verdict = json.loads(out.read_text())["tasks"][0]["runs"][0]["validations"]["loud"]
-    assert len(verdict["details"]["stdout"]) <= 1024 * 1024
+    stdout = verdict["details"]["stdout"]
+    assert len(stdout.encode()) <= 1024 * 1024 + 200
+    assert stdout.endswith("\nLOUD-LAST-LINE: all 320 chunks written")
+    assert verdict["feedback"] == stdout  # waza's success feedback: the trimmed stdout
+    cut = f"\n... 1 line cut ({dropped:,} bytes): waza-ci keeps the first and last 512 KiB"
+    assert cut in stdout
     # waza's keys only; the cut is said in waza-ci's own report.
     assert set(verdict["details"]) == {"command", "args", "stdout", "stderr", "workspace_dir"}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -82,14 +83,46 @@ def test_trimming_uses_go_white_space() -> None:
 WAZA_DETAIL_KEYS = {"command", "args", "stdout", "stderr", "workspace_dir"}
 
 
-def test_truncation_is_a_report_note_only_for_the_stream_that_was_cut() -> None:
-    outcome = replace(PASSED, stdout="x", stdout_dropped_bytes=123)
+def test_a_cut_is_a_report_note_only_for_the_stream_that_was_cut() -> None:
+    outcome = replace(PASSED, stdout="x", stdout_dropped_bytes=123_456, stdout_dropped_lines=1)
     assert outcome_notes(outcome) == (
-        "stdout: kept the first 1048576 bytes; 123 more were discarded",
+        "stdout: 123,456 bytes (1 line) in the middle were not kept; waza-ci keeps the first"
+        " and last 512 KiB of each output stream",
     )
     assert set(describe(outcome)[1]) == WAZA_DETAIL_KEYS
-    outcome = replace(PASSED, stderr_dropped_bytes=7, output_cap_bytes=10)
-    assert outcome_notes(outcome) == ("stderr: kept the first 10 bytes; 7 more were discarded",)
+    outcome = replace(PASSED, stderr_dropped_bytes=7, stderr_dropped_lines=2, output_cap_bytes=10)
+    assert outcome_notes(outcome) == (
+        "stderr: 7 bytes (2 lines) in the middle were not kept; waza-ci keeps the first and"
+        " last 5 bytes of each output stream",
+    )
+
+
+def test_a_long_output_keeps_its_end_in_feedback_and_details() -> None:
+    # 1.4 MiB of stderr ending with the assertion: waza's texts are built from the head and the
+    # tail around one cut line, so the assertion is in `feedback` and `details.stderr`.
+    grader = (
+        "import sys\n"
+        "for i in range(1, 5000):\n"
+        "    sys.stderr.write('line %05d: %s\\n' % (i, 'x' * 280))\n"
+        "sys.stderr.write('AssertionError: expected 42 got 41\\n')\n"
+        "sys.exit(1)\n"
+    )
+    outcome = run_program([sys.executable, "-c", grader], stdin=b"", env={}, cwd="/", timeout_s=30)
+    feedback, details = describe(outcome)
+    assert feedback.startswith("Program exited with error: exit status 1; stderr: line 00001: ")
+    assert feedback.endswith("\nAssertionError: expected 42 got 41")
+    assert details["stderr"] == feedback.partition("; stderr: ")[2]
+    cut = [line for line in details["stderr"].split("\n") if line.startswith("... ")]
+    assert cut == [
+        f"... {outcome.stderr_dropped_lines:,} lines cut ({outcome.stderr_dropped_bytes:,} bytes):"
+        " waza-ci keeps the first and last 512 KiB of each output stream ..."
+    ]
+    assert set(details) == WAZA_DETAIL_KEYS | {"exit_error"}
+    assert outcome_notes(outcome) == (
+        f"stderr: {outcome.stderr_dropped_bytes:,} bytes ({outcome.stderr_dropped_lines:,} lines)"
+        " in the middle were not kept; waza-ci keeps the first and last 512 KiB of each output"
+        " stream",
+    )
 
 
 def test_a_timeout_is_a_report_note_and_details_keep_exactly_wazas_keys() -> None:

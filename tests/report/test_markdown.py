@@ -408,7 +408,10 @@ def test_report_notes_follow_the_output_they_belong_to() -> None:
     # own report, after the output it is about; a timeout's limit is already the reason.
     verdict = replace(
         factories.timed_out("slow", 30, "waza's default"),
-        notes=("timed out after 30 s", "stdout: kept the first 10 bytes; 5 more were discarded"),
+        notes=(
+            "timed out after 30 s",
+            "stdout: 5 bytes (1 line) in the middle were not kept; waza-ci keeps …",
+        ),
     )
     summary = replace(
         factories.one_failure_summary("x"),
@@ -417,7 +420,7 @@ def test_report_notes_follow_the_output_they_belong_to() -> None:
     (block,) = parse(render_markdown(report_of(summary))).blocks
     assert block == (
         "timed out after 30 s (limit from waza's default)\n"
-        "waza-ci: stdout: kept the first 10 bytes; 5 more were discarded\n"
+        "waza-ci: stdout: 5 bytes (1 line) in the middle were not kept; waza-ci keeps …\n"
     )
 
 

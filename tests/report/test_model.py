@@ -4,39 +4,13 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.report import factories
 from waza_ci.report.build import build_report
 from waza_ci.report.model import SourceLinks, report_json_text
-from waza_ci.report.reasons import failure_signature, format_duration, reason_for, telling_line
+from waza_ci.report.reasons import failure_signature, format_duration, reason_for
 from waza_ci.waza.scoring import Diagnosis
 
 REPO = factories.REPO
-
-
-@pytest.mark.parametrize(
-    ("output", "expected"),
-    [
-        ("collecting\nE   assert 1 == 2\n\n1 failed in 0.1s\n", "E   assert 1 == 2"),
-        ("Traceback (most recent call last):\n  x\nValueError: bad\n", "ValueError: bad"),
-        ("FAIL src/a.test.js\n  ● sum\n\n1 failed\n", "1 failed"),
-        ("checking\nversion.txt says '1.1.0'\n\n", "version.txt says '1.1.0'"),
-        (
-            "AssertionError [ERR_ASSERTION]: 1 == 2\n    at x (a.js:1)\n",
-            "AssertionError [ERR_ASSERTION]: 1 == 2",
-        ),
-        ("\x1b[31mred error: boom\x1b[0m\n", "red error: boom"),
-        ("", ""),
-    ],
-)
-def test_the_telling_line(output: str, expected: str) -> None:
-    assert telling_line(output) == expected
-
-
-def test_only_the_end_of_a_huge_output_is_searched() -> None:
-    huge = "error: early\n" + "x\n" * 1_000_000 + "the last line\n"
-    assert telling_line(huge) == "the last line"
 
 
 def test_reasons_for_failures_and_errors() -> None:

@@ -2,7 +2,9 @@
 stdin, `WAZA_WORKSPACE_DIR` and `WAZA_GRADING_CONTEXT`, and report it in waza's words.
 
 The feedback and details texts are waza's, so a regraded results file reads as if waza had
-graded it; what waza has no key for goes to waza-ci's own report as notes.
+graded it; what waza has no key for goes to waza-ci's own report as notes. An output longer
+than the capture cap is its head and its tail around one cut line (sandbox/capture.py), in
+`details` and `feedback` alike: waza keeps every byte, waza-ci keeps memory bounded.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
+from waza_ci.sandbox.capture import size_text
 from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.sandbox.outcome import ProgramOutcome
 from waza_ci.sandbox.privatedir import ContextFileError, create_context_file, verify_and_remove
@@ -151,14 +154,16 @@ def outcome_notes(outcome: ProgramOutcome) -> tuple[str, ...]:
     if outcome.timed_out and outcome.timeout_s is not None:
         # Without this, "signal: killed" reads like something else killed the grader.
         notes.append(f"timed out after {_plain_number(outcome.timeout_s)} s")
-    for stream, dropped in (
-        ("stdout", outcome.stdout_dropped_bytes),
-        ("stderr", outcome.stderr_dropped_bytes),
+    half = size_text(outcome.output_cap_bytes // 2)
+    for stream, dropped, lines in (
+        ("stdout", outcome.stdout_dropped_bytes, outcome.stdout_dropped_lines),
+        ("stderr", outcome.stderr_dropped_bytes, outcome.stderr_dropped_lines),
     ):
         if dropped:
             notes.append(
-                f"{stream}: kept the first {outcome.output_cap_bytes} bytes; "
-                f"{dropped} more were discarded"
+                f"{stream}: {dropped:,} {'byte' if dropped == 1 else 'bytes'}"
+                f" ({lines:,} {'line' if lines == 1 else 'lines'}) in the middle were not kept;"
+                f" waza-ci keeps the first and last {half} of each output stream"
             )
     return tuple(notes)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from waza_ci.sandbox.capture import find_cut_lines
+
 ELLIPSIS = "…"
 
 # Terminal colour/cursor sequences (CSI): graders often print them; they are noise in a report.
@@ -149,13 +151,18 @@ def head_tail(text: str, max_bytes: int) -> str:
     """`text` within `max_bytes` UTF-8 bytes: its head and its tail around a cut marker line.
 
     Cuts fall on line breaks when one is near (within a quarter of either part), else inside
-    the line, never inside a character. The marker says how many lines and bytes were left out.
+    the line, never inside a character. The marker says how many lines and bytes were left out:
+    of the program's output, not only of `text`, when the cut swallows the line where the
+    capture had already left out the middle of a long stream (sandbox/capture.py).
     """
     data = text.encode("utf-8")
     if len(data) <= max_bytes:
         return text
-    widest = utf8_len(cut_marker(data.count(b"\n") + 1, len(data))) + 2
-    room = max(max_bytes - widest, 0)
+    captured = find_cut_lines(text)
+    widest = cut_marker(
+        data.count(b"\n") + 1 + sum(c[2] for c in captured), len(data) + sum(c[3] for c in captured)
+    )
+    room = max(max_bytes - utf8_len(widest) - 2, 0)
     head_room = int(room * HEAD_SHARE)
     tail_room = room - head_room
     head_end = head_room
@@ -174,4 +181,10 @@ def head_tail(text: str, max_bytes: int) -> str:
     start = 1 if cut.startswith(b"\n") else 0
     end = len(cut) - 1 if cut.endswith(b"\n") else len(cut)
     lines = cut.count(b"\n", start, end) + 1 if end > start else 0
-    return f"{head}\n{cut_marker(lines, len(cut))}\n{tail}"
+    size = len(cut)
+    for line_start, line_end, more_lines, more_bytes in captured:
+        if line_start >= len(head) and line_end <= len(text) - len(tail):
+            # The capture's cut line stands for what it left out: count that, not the line.
+            lines += more_lines - 1
+            size += more_bytes - utf8_len(text[line_start:line_end]) - 1
+    return f"{head}\n{cut_marker(lines, size)}\n{tail}"

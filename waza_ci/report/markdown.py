@@ -58,7 +58,7 @@ def _trim_note(limit: int, what: str, cut: int, dropped: int) -> str:
     return (
         f"> {ICON_ERROR} **Trimmed to fit {format_bytes(limit)}** ({what}): "
         f"{'; '.join(clauses)}. The report JSON (`report-json`) and the regraded results file"
-        " keep every text in full."
+        " keep every text as captured."
     )
 
 

@@ -1,7 +1,8 @@
 """Why a verdict did not pass, in one line, and what to do about it. Pure.
 
-The reason is the most informative line of what the grader said: an assertion or error line
-when there is one, else the last non-empty line of stderr (then stdout), else the exit text.
+The reason is the most informative line of what the grader said (telling.py): the last
+assertion-like line of stderr (then stdout), else its last error-like line, else its last
+failure summary, else its last non-empty line; else the exit text.
 Grader errors get a reason of our own words ("timed out after 30 s (limit from …)") and a hint.
 Reasons are untrusted text (they quote the grader); hints are our own fixed sentences.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from waza_ci.report._text import clean, one_line, shorten
+from waza_ci.report._text import one_line, shorten
+from waza_ci.report.telling import telling_line
 from waza_ci.waza.scoring import (
     PROBLEM_CANCELLED,
     PROBLEM_NOT_STARTED,
@@ -22,13 +24,6 @@ from waza_ci.waza.scoring import (
 
 REASON_MAX_CHARS = 240
 
-# Lines that carry the verdict of a test or script: pytest's `E   …`, Python's
-# `AssertionError: …`/`ValueError: …`, Node's `AssertionError [ERR_ASSERTION]: …`, `FAIL …`,
-# `expected … got …`. The last such line wins, as the last one is usually the cause.
-_TELLING_LINE = re.compile(r"^\s*E\s{2,}|assert|error\b|exception|expected", re.IGNORECASE)
-_FAILING_LINE = re.compile(r"fail", re.IGNORECASE)
-"""Second choice: `FAIL …`, `1 failed, 12 passed` (a summary says less than an assertion)."""
-_BORING_LINE = re.compile(r"^\s*(traceback \(most recent call last\):|-+|=+|\^+)\s*$", re.I)
 _COMMAND_NOT_FOUND = re.compile(r'^exec: "(?P<name>.*)": executable file not found in \$PATH$')
 _NO_SUCH_DIR = re.compile(r"^chdir (?P<path>.*): no such file or directory$")
 _PERMISSION = re.compile(r"^(?:fork/exec|exec:?) (?P<path>.*): permission denied$")
@@ -121,24 +116,6 @@ def _failure_hint(line: str) -> str | None:
     if _MISSING_SCRIPT.search(line):
         return HINT_MISSING_FILE
     return None
-
-
-TELLING_WINDOW = 65_536
-"""Only the end of a long output is searched: the verdict of a test run is printed last, and a
-100 MiB output must not cost seconds per line."""
-
-
-def telling_line(text: str) -> str:
-    """The most informative line: the last assertion/error-like line, else the last non-empty."""
-    window = text[-TELLING_WINDOW:]
-    if len(text) > TELLING_WINDOW:
-        window = window.partition("\n")[2] or window  # from a line start
-    lines = [line.strip() for line in clean(window).split("\n") if line.strip()]
-    for pattern in (_TELLING_LINE, _FAILING_LINE):
-        telling = [line for line in lines if pattern.search(line) and not _BORING_LINE.match(line)]
-        if telling:
-            return telling[-1]
-    return lines[-1] if lines else ""
 
 
 def _short(text: str) -> str:

@@ -2,7 +2,8 @@
 private context directory, a timeout and a process group that dies with it, and nothing left
 behind when waza-ci is stopped or killed. Knows nothing of waza.
 
-program.py       the supervisor: start, feed, capture (bounded), time out, kill the group
+program.py       the supervisor: start, feed, capture, time out, kill the group
+capture.py       one output stream kept within a cap: its head and its tail, the cut counted
 outcome.py       what one run produced
 privatedir.py    the private 0700 directory and 0600 file; verified, then removed
 groupguard.py    the watchman that kills graders' groups if waza-ci dies

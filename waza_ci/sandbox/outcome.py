@@ -15,14 +15,20 @@ class ProgramOutcome:
     started: bool
     timed_out: bool
     stdout: str
+    """What was kept of stdout: all of it, or its head and tail around a cut line
+    (capture.py) when it was longer than `output_cap_bytes`."""
     stderr: str
     stdout_dropped_bytes: int
+    """Bytes left out between the head and the tail (0 when all was kept)."""
     stderr_dropped_bytes: int
     duration_ms: int
     timeout_s: float | None = None
     """The limit the program ran under (shown in details when it was hit)."""
     output_cap_bytes: int = DEFAULT_OUTPUT_CAP_BYTES
-    """How many bytes per stream were kept; more than that were counted and discarded."""
+    """How many bytes per stream are kept at most: the first half and the last half; what
+    lies between them is counted and discarded."""
+    stdout_dropped_lines: int = 0
+    stderr_dropped_lines: int = 0
     cancelled: bool = False
     """Stopped (or never started) because `cancel_all` was called, e.g. on SIGTERM."""
 

@@ -1,8 +1,9 @@
 """Run one program grader's argv: exactly the stdin bytes, environment and working directory it
 is given, in a session of its own, killed with its whole process group on timeout and after it
 exits, and by a watchman process (groupguard.py) if waza-ci itself dies. Output is read from
-both pipes at once and kept up to a cap per stream, so neither a chatty grader nor a grandchild
-that holds the pipes open can exhaust memory or hang the caller.
+both pipes at once and kept within a cap per stream (its head and its tail, capture.py), so
+neither a chatty grader nor a grandchild that holds the pipes open can exhaust memory or hang
+the caller.
 
 Only this module starts processes (orphans.py kills escaped ones). The outcome and waza's texts
 for it are in outcome.py; Go's lookup and error texts in goexec.py; cancellation.py says when to
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from waza_ci.sandbox.cancellation import cancelled, wakeup_fd
+from waza_ci.sandbox.capture import OutputCapture
 from waza_ci.sandbox.goexec import (
     CannotStart,
     check_working_directory,
@@ -107,20 +109,23 @@ def run_program(
         process = _start(argv, executable, env=env, cwd=cwd)
     except CannotStart as reason:
         return _not_started(str(reason), started_at, timeout_s, output_cap_bytes)
-    stdout = _Capture(output_cap_bytes)
-    stderr = _Capture(output_cap_bytes)
+    stdout = OutputCapture(output_cap_bytes)
+    stderr = OutputCapture(output_cap_bytes)
     supervisor = _Supervisor(
         process, stdin, stdout, stderr, deadline=started_at + max(timeout_s, 0.0)
     )
     exit_error = supervisor.run()
+    kept_stdout, kept_stderr = stdout.kept(), stderr.kept()
     return ProgramOutcome(
         exit_error="signal: killed" if supervisor.timed_out else exit_error,
         started=True,
         timed_out=supervisor.timed_out,
-        stdout=stdout.text(),
-        stderr=stderr.text(),
-        stdout_dropped_bytes=stdout.dropped,
-        stderr_dropped_bytes=stderr.dropped,
+        stdout=kept_stdout.text,
+        stderr=kept_stderr.text,
+        stdout_dropped_bytes=kept_stdout.dropped_bytes,
+        stderr_dropped_bytes=kept_stderr.dropped_bytes,
+        stdout_dropped_lines=kept_stdout.dropped_lines,
+        stderr_dropped_lines=kept_stderr.dropped_lines,
         duration_ms=_elapsed_ms(started_at),
         timeout_s=timeout_s,
         output_cap_bytes=output_cap_bytes,
@@ -185,27 +190,6 @@ def _elapsed_ms(started_at: float) -> int:
     return int((time.monotonic() - started_at) * 1000)
 
 
-class _Capture:
-    """The first `cap` bytes of one output stream; later bytes are only counted."""
-
-    def __init__(self, cap: int) -> None:
-        self._cap = max(cap, 0)
-        self.kept = bytearray()
-        self.dropped = 0
-
-    def add(self, chunk: bytes) -> None:
-        room = self._cap - len(self.kept)
-        if room >= len(chunk):
-            self.kept += chunk
-            return
-        if room > 0:
-            self.kept += chunk[:room]
-        self.dropped += len(chunk) - max(room, 0)
-
-    def text(self) -> str:
-        return self.kept.decode("utf-8", errors="replace")
-
-
 class _Supervisor:
     """Feeds stdin, drains both output pipes, enforces the deadline and cleans up the group.
 
@@ -217,8 +201,8 @@ class _Supervisor:
         self,
         process: subprocess.Popen[bytes],
         stdin: bytes,
-        stdout: _Capture,
-        stderr: _Capture,
+        stdout: OutputCapture,
+        stderr: OutputCapture,
         *,
         deadline: float,
     ) -> None:
@@ -229,7 +213,7 @@ class _Supervisor:
         self._pidfd: int | None = None
         self._stdin_pipe: IO[bytes] | None = process.stdin
         self._output_pipes = [(process.stdout, stdout), (process.stderr, stderr)]
-        self._readers: dict[int, _Capture] = {}
+        self._readers: dict[int, OutputCapture] = {}
         self._exit_error: str | None = None
         self._leader_exited = False
         self._drain_until = math.inf
