@@ -9,10 +9,19 @@ from pathlib import Path
 
 from tests.conftest import CliResult, Project, make_results, make_run
 from waza_ci.errors import Location
+from waza_ci.report.annotations import build_annotations
 from waza_ci.report.build import build_report
 from waza_ci.report.markdown import render_markdown
 from waza_ci.report.text import render_text
-from waza_ci.waza.scoring import STATUS_PASSED, GraderRef, GradeSummary, RunGrade, TaskGrade
+from waza_ci.waza.scoring import (
+    STATUS_FAILED,
+    STATUS_PASSED,
+    GraderRef,
+    GradeSummary,
+    RunGrade,
+    TaskGrade,
+    Verdict,
+)
 
 
 def _task(graders: dict[str, GraderRef], *runs: RunGrade) -> TaskGrade:
@@ -87,3 +96,15 @@ def test_the_command_lists_the_task_nothing_graded(
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["failed_tasks"] == ["t1"]
     assert [g["grader"] for g in report["tasks"][0]["graders"]] == ["says_good"]
+
+
+def test_a_grader_without_a_name_is_shown_as_such() -> None:
+    verdict = Verdict("", "program", 0.0, 1.0, False, "boom", True)
+    task = _task(
+        {"": GraderRef("", "program", Location("eval.yaml", 4))},
+        RunGrade(1, STATUS_FAILED, (verdict,)),
+    )
+    report = build_report(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
+    assert "t1  (no name)  eval.yaml:4" in render_text(report)
+    (annotation,) = build_annotations(report)
+    assert annotation.title.startswith("(no name) failed on t1")

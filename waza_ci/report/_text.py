@@ -33,6 +33,10 @@ _LOG_ESCAPES = {"\n": "\\n", "\r": "\\r"}
 _JSON_LOG_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
+UNNAMED = "(no name)"
+"""How plain-text renderings show a grader without `name` (waza keys its verdict by "")."""
+
+
 def clean(text: str) -> str:
     """Printable text with `\\n` line ends: no controls (but tab), no surrogates, no colours."""
     text = _SURROGATE.sub("\ufffd", text)

@@ -16,7 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from waza_ci.report._text import clean, head_tail, one_line, plural, readable_bmp, shorten
+from waza_ci.report._text import (
+    UNNAMED,
+    clean,
+    head_tail,
+    one_line,
+    plural,
+    readable_bmp,
+    shorten,
+)
 from waza_ci.report.build import repo_relative_path
 from waza_ci.report.model import (
     FeedbackGroup,
@@ -91,7 +99,7 @@ def _row_annotation(row: GraderResult) -> Annotation:
     runs = f"{row.runs_failed} of {plural(row.runs_total, 'run')}"
     verb = "grader error" if row.status == "error" else "failed"
     kept = {"kept": " (kept verdict)", "not graded": " (not graded)"}.get(row.not_run or "", "")
-    title = f"{_name(row.grader)} {verb} on {_name(row.task_key)} ({runs}){kept}"
+    title = f"{_name(row.grader or UNNAMED)} {verb} on {_name(row.task_key)} ({runs}){kept}"
     message = [*_reason_lines(row.reason, row.hint), *_groups(row.feedback)]
     return _failure(row.source, title, message)
 
@@ -99,7 +107,7 @@ def _row_annotation(row: GraderResult) -> Annotation:
 def _global_annotation(failure: GlobalFailure) -> Annotation:
     verb = "errors" if failure.status == "error" else "fails"
     tasks = failure.tasks
-    title = f"{_name(failure.grader)} {verb} on every task ({len(tasks)})"
+    title = f"{_name(failure.grader or UNNAMED)} {verb} on every task ({len(tasks)})"
     listed = [f"- {one_line(task)}" for task in tasks[:TASKS_LISTED]]
     if len(tasks) > TASKS_LISTED:
         listed.append(f"- … and {len(tasks) - TASKS_LISTED} more (see the job summary)")

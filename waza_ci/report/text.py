@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from waza_ci.report._text import for_log, shorten
+from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.screen import verdict_parts
 
@@ -47,7 +47,8 @@ def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
     cells = [
         (
             _safe(row.task_key, NAME_MAX_CHARS),
-            _safe(row.grader, NAME_MAX_CHARS) + (f" ({row.not_run})" if row.not_run else ""),
+            _safe(row.grader or UNNAMED, NAME_MAX_CHARS)
+            + (f" ({row.not_run})" if row.not_run else ""),
             for_log(str(row.source)),
             f"{row.runs_failed}/{row.runs_total}",
         )
@@ -86,8 +87,8 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     noted = [row for task in report.tasks for row in task.graders if row.notes]
     for row in noted[:MAX_ROWS]:  # e.g. output cut to the cap: worth a line even when it passed
         lines.append(
-            f"  note    {_safe(row.task_key, NAME_MAX_CHARS)}  {_safe(row.grader, NAME_MAX_CHARS)}"
-            f"  {for_log('; '.join(row.notes))}"
+            f"  note    {_safe(row.task_key, NAME_MAX_CHARS)}  "
+            f"{_safe(row.grader or UNNAMED, NAME_MAX_CHARS)}  {for_log('; '.join(row.notes))}"
         )
     for task in report.tasks:
         if task.errored_runs is not None:
