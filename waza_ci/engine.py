@@ -14,7 +14,7 @@ import gc
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
@@ -262,15 +262,10 @@ class Silent:
     """An observer that shows nothing."""
 
     def grading(self) -> AbstractContextManager[None]:
-        return _nothing()
+        return nullcontext()
 
     def graded(self, evaluation: Evaluation) -> None:
         return None
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Evaluation:
