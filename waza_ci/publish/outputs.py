@@ -68,16 +68,14 @@ def checked_id(value: int) -> str | None:
 
 def step_outputs(
     evaluation: Evaluation,
-    check: CheckRunResult | None,
+    check_run: tuple[str, str],
     *,
     report_json: str,
     output_file: Path | None,
-    server_url: str,
-    warn: Callable[[str], None],
 ) -> dict[str, str]:
-    """Every output action.yml declares."""
+    """Every output action.yml declares; `check_run` is `check_run_outputs`'s pair."""
     summary = evaluation.summary
-    check_id, check_url = _check_run_outputs(check, server_url, warn)
+    check_id, check_url = check_run
     return {
         "failed-tasks": json.dumps(evaluation.model.failed_tasks, ensure_ascii=False),
         "report-json": report_json,
@@ -93,10 +91,11 @@ def step_outputs(
     }
 
 
-def _check_run_outputs(
+def check_run_outputs(
     check: CheckRunResult | None, server_url: str, warn: Callable[[str], None]
 ) -> tuple[str, str]:
-    """`check-run-id` and `check-run-url` from GitHub's answer, each checked for its kind."""
+    """`check-run-id` and `check-run-url` from GitHub's answer, each checked for its kind once,
+    where it enters: "" for a value that fails (with a warning) or when there is no run."""
     if check is None:
         return "", ""
     check_id = checked_id(check.id)

@@ -19,7 +19,7 @@ from waza_ci.github.runner import RunnerEnv, WorkflowCommands, append_summary
 from waza_ci.publish.check_run import conclusion_of, open_session, publish_check_run, run_url
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import PublishOptions
-from waza_ci.publish.outputs import checked_url, step_outputs, write_report_json
+from waza_ci.publish.outputs import check_run_outputs, step_outputs, write_report_json
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.markdown import JOB_SUMMARY_LIMIT
 from waza_ci.report.regressions import (
@@ -56,15 +56,10 @@ def publish(
             )
         )
     _write_job_summary(evaluation, options, runner, commands, stdout)
-    check = _publish_to_github(evaluation, options, runner, env, commands)
+    check_run = _publish_to_github(evaluation, options, runner, env, commands)
     report_json = write_report_json(evaluation, env, commands)
     outputs = step_outputs(
-        evaluation,
-        check,
-        report_json=report_json,
-        output_file=options.output_file,
-        server_url=runner.server_url,
-        warn=lambda line: commands.warning(line, title="waza-ci"),
+        evaluation, check_run, report_json=report_json, output_file=options.output_file
     )
     return StepResult(outputs, evaluation.exit_code)
 
@@ -101,12 +96,17 @@ def _publish_to_github(
     runner: RunnerEnv,
     env: Mapping[str, str],
     commands: WorkflowCommands,
-) -> CheckRunResult | None:
+) -> tuple[str, str]:
     """The check run (when there is a head SHA) and the pull-request comment, on one session;
-    returns the check run posted, if any."""
+    returns the posted run's id and address as checked for the outputs ("" when none)."""
+
+    def warn(line: str) -> None:
+        commands.warning(line, title="waza-ci")
+
     http = open_session(options, runner, commands) if runner.in_actions else None
     try:
         check = _check_run(evaluation, options, runner, env=env, http=http, commands=commands)
+        check_run = check_run_outputs(check, runner.server_url, warn)
         if runner.in_actions and not options.partial:  # a shard's verdict is partial
             publish_comment(
                 options.comment,
@@ -116,7 +116,7 @@ def _publish_to_github(
                     http,
                     has_token=bool(options.token),
                     check_name=options.check_name,
-                    check_url=checked_url(check.html_url, runner.server_url) if check else None,
+                    check_url=check_run[1] or None,
                     summary_url=run_url(runner),
                 ),
                 summary=evaluation.summary,
@@ -124,13 +124,13 @@ def _publish_to_github(
                 comparison=evaluation.comparison,
                 baseline_note=evaluation.baseline_note,
                 notice=lambda line: commands.notice(line, title="waza-ci"),
-                warn=lambda line: commands.warning(line, title="waza-ci"),
+                warn=warn,
                 log=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
             )
     finally:
         if http is not None:
             http.close()
-    return check
+    return check_run
 
 
 def _check_run(

@@ -115,20 +115,9 @@ def ordered_changes(comparison: BaselineComparison) -> list[TaskChange]:
     return sorted(shown, key=lambda t: (not t.regression, rank[t.change]))
 
 
-def table_rows(
-    comparison: BaselineComparison | None,
-    flaky: Sequence[FlakyTask],
-    *,
-    changes: Sequence[Change] | None = None,
-) -> list[str]:
-    """Table rows: the comparison's tasks (only `changes` when given), then the flaky tasks."""
-    rows: list[str] = []
-    if comparison is not None:
-        rows += [
-            change_row(t)
-            for t in ordered_changes(comparison)
-            if changes is None or t.change in changes or t.regression
-        ]
+def table_rows(comparison: BaselineComparison | None, flaky: Sequence[FlakyTask]) -> list[str]:
+    """Table rows: the comparison's tasks, then the flaky tasks."""
+    rows = [change_row(t) for t in ordered_changes(comparison)] if comparison is not None else []
     rows += [flaky_row(f) for f in flaky]
     return rows
 
