@@ -1,21 +1,56 @@
-"""The registry picks a grader kind by the spec's `type`; unregistered kinds keep their verdicts."""
+"""The registry picks a grader kind by the spec's `type`; a `prompt` grader and unknown kinds
+keep their saved verdicts; `expected:` checks are found only among synthetic graders."""
 
 from __future__ import annotations
 
-from waza_ci.graders import KINDS, kind_of
+from waza_ci.errors import Location
+from waza_ci.graders import KEPT_KINDS, KINDS, SYNTHETIC_KINDS, kind_of
 from waza_ci.graders.program import ProgramGrader
+from waza_ci.waza.spec import GraderSpec, ProgramConfig
+
+WAZA_KINDS = {
+    "action_sequence",
+    "behavior",
+    "code",
+    "diff",
+    "file",
+    "json_schema",
+    "program",
+    "prompt",
+    "skill_invocation",
+    "text",
+    "tool_calls",
+    "tool_constraint",
+    "trigger",
+}
 
 
-def test_program_is_the_kind_waza_ci_runs_again() -> None:
-    assert isinstance(kind_of("program"), ProgramGrader)
-    assert set(KINDS) == {"program"}
+def _grader(kind: str, *, synthetic: bool = False) -> GraderSpec:
+    program = ProgramConfig("true", None, None) if kind == "program" else None
+    return GraderSpec("g", kind, 1.0, Location("eval.yaml", 1), program, synthetic=synthetic)
 
 
-def test_a_kind_that_needs_a_model_is_not_run_again() -> None:
-    assert kind_of("prompt") is None
-    assert kind_of("") is None
+def test_program_is_run_again_by_the_program_kind() -> None:
+    assert isinstance(kind_of(_grader("program")), ProgramGrader)
+
+
+def test_every_kind_of_waza_but_the_llm_judge_is_run_again() -> None:
+    assert set(KINDS) == WAZA_KINDS - KEPT_KINDS
+    assert {"prompt"} == KEPT_KINDS
+
+
+def test_a_kind_that_needs_a_model_or_is_unknown_is_not_run_again() -> None:
+    assert kind_of(_grader("prompt")) is None
+    assert kind_of(_grader("")) is None
+    assert kind_of(_grader("agent")) is None
+
+
+def test_expected_checks_are_only_synthetic() -> None:
+    assert set(SYNTHETIC_KINDS) == {"expected"}
+    assert kind_of(_grader("expected")) is None  # a user's `type: expected` is no waza kind
+    assert kind_of(_grader("expected", synthetic=True)) is SYNTHETIC_KINDS["expected"]
 
 
 def test_every_registered_kind_is_keyed_by_its_own_name() -> None:
-    for name, kind in KINDS.items():
+    for name, kind in {**KINDS, **SYNTHETIC_KINDS}.items():
         assert kind.kind == name

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from waza_ci.waza.results import SavedRun
 from waza_ci.waza.scoring import Diagnosis, Verdict, effective_weight
-from waza_ci.waza.spec import GraderSpec
+from waza_ci.waza.spec import GraderSpec, TaskSpec
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,9 @@ class GraderJob:
     """One grader against one saved run."""
 
     grader: GraderSpec
+    task: TaskSpec
+    config: Any
+    """What the kind's `configure` made of the grader's `config`, once per grader."""
     run: SavedRun
     context: bytes
     """The run's grading-context file (`context.json`), for kinds that ask for it."""
@@ -53,6 +56,16 @@ class GraderKind(Protocol):
         """Whether `GraderJob.context` must hold the run's serialized context."""
         ...
 
+    @property
+    def in_process(self) -> bool:
+        """True when grading costs microseconds in this process, not a program's start."""
+        ...
+
+    def configure(self, grader: GraderSpec) -> Any:
+        """Decode and check the grader's `config` as waza does when it loads the spec; raises
+        InputError naming the YAML line. The value returned reaches every job as `config`."""
+        ...
+
     def grade(self, job: GraderJob) -> GraderResult: ...
 
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
@@ -61,19 +74,38 @@ class GraderKind(Protocol):
 
 
 def raw_verdict(
-    grader: GraderSpec, passed: bool, feedback: str, details: dict[str, Any], duration_ms: int
+    grader: GraderSpec,
+    passed: bool,
+    feedback: str,
+    details: dict[str, Any] | None,
+    duration_ms: int,
+    *,
+    score: float | None = None,
+    written_type: str | None = None,
 ) -> dict[str, Any]:
-    """A validations entry exactly as waza writes it."""
-    return {
+    """A validations entry exactly as waza writes it: `score` defaults to pass/fail, `type`
+    to the grader's kind, and `details` is left out when None (Go's `omitempty` on a nil map)."""
+    raw: dict[str, Any] = {
         "identifier": grader.name,
-        "type": grader.kind,
-        "score": 1.0 if passed else 0.0,
+        "type": grader.kind if written_type is None else written_type,
+        "score": (1.0 if passed else 0.0) if score is None else score,
         "weight": effective_weight(grader.weight),
         "passed": passed,
         "feedback": feedback,
-        "details": dict(sorted(details.items())),  # Go prints map keys sorted
-        "duration_ms": duration_ms,
     }
+    if details is not None:
+        raw["details"] = sort_keys(details)  # Go prints map keys sorted
+    raw["duration_ms"] = duration_ms
+    return raw
+
+
+def sort_keys(value: Any) -> Any:
+    """`value` with every mapping's keys in Go's printing order (sorted), at any depth."""
+    if isinstance(value, dict):
+        return {key: sort_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sort_keys(item) for item in value]
+    return value
 
 
 def regraded_verdict(
@@ -82,11 +114,13 @@ def regraded_verdict(
     error: str | None = None,
     notes: tuple[str, ...] = (),
     diagnosis: Diagnosis | None = None,
+    kind: str | None = None,
 ) -> Verdict:
-    """The report's view of a verdict this grading produced (`raw` is our own dict)."""
+    """The report's view of a verdict this grading produced (`raw` is our own dict); `kind`
+    is the grader's kind where the written `type` differs (waza writes "" for some)."""
     return Verdict(
         name=str(raw.get("identifier", "")),
-        kind=str(raw.get("type", "")),
+        kind=str(raw.get("type", "")) if kind is None else kind,
         score=float(raw.get("score", 0.0)),
         weight=float(raw.get("weight", 0.0)),
         passed=bool(raw.get("passed", False)),

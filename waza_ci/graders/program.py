@@ -26,7 +26,7 @@ from waza_ci.waza.scoring import (
     PROBLEM_TIMED_OUT,
     Diagnosis,
 )
-from waza_ci.waza.spec import PROGRAM_KIND
+from waza_ci.waza.spec import PROGRAM_KIND, GraderSpec, ProgramConfig
 
 WORKSPACE_ENV = "WAZA_WORKSPACE_DIR"
 CONTEXT_ENV = "WAZA_GRADING_CONTEXT"
@@ -37,10 +37,14 @@ class ProgramGrader:
 
     kind = PROGRAM_KIND
     needs_context = True
+    in_process = False
+
+    def configure(self, grader: GraderSpec) -> ProgramConfig:
+        assert grader.program is not None, "the spec loader decodes a program grader's config"
+        return grader.program
 
     def grade(self, job: GraderJob) -> GraderResult:
-        program = job.grader.program
-        assert program is not None
+        program: ProgramConfig = job.config
         setup = job.setup
         try:
             context_file = create_context_file(job.context, setup.temp_dir)

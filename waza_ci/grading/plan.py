@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from waza_ci.errors import InputError, Location
 from waza_ci.graders import kind_of
@@ -32,6 +33,8 @@ class Execution:
     grader: GraderSpec
     timeout_s: int
     timeout_source: str = ""
+    config: Any = None
+    """The grader's decoded `config` (its kind's `configure`), shared by its executions."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,20 @@ class GradingPlan:
 
 def regraded_graders(task: TaskSpec) -> tuple[GraderSpec, ...]:
     """The task's graders that waza-ci runs again (their kind is registered)."""
-    return tuple(g for g in task.graders if kind_of(g.kind) is not None)
+    return tuple(g for g in task.graders if kind_of(g) is not None)
+
+
+def configure_graders(spec: EvalSpec) -> dict[int, Any]:
+    """Every regraded grader's decoded `config`, keyed by the grader's identity: checked for
+    every task of the spec before anything runs, as waza checks them when it loads the spec
+    (an eval-level grader, shared by all tasks, is decoded once)."""
+    configs: dict[int, Any] = {}
+    for task in spec.tasks:
+        for grader in task.graders:
+            kind = kind_of(grader)
+            if kind is not None and id(grader) not in configs:
+                configs[id(grader)] = kind.configure(grader)
+    return configs
 
 
 def plan_grading(
@@ -84,9 +100,15 @@ def plan_grading(
             "file(s)",
             Location(str(spec.path)),
         )
+    configs = configure_graders(spec)
     executions = tuple(
         Execution(
-            match, run_index, grader, spec.timeout_for(grader), spec.timeout_source_for(grader)
+            match,
+            run_index,
+            grader,
+            spec.timeout_for(grader),
+            spec.timeout_source_for(grader),
+            configs[id(grader)],
         )
         for match in matches
         for run_index, run in enumerate(match.saved.runs)

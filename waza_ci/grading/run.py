@@ -82,7 +82,7 @@ def stop_if_cancelled() -> None:
 
 
 def _kind(execution: Execution) -> GraderKind:
-    kind = kind_of(execution.grader.kind)
+    kind = kind_of(execution.grader)
     assert kind is not None, "the plan holds only registered kinds"
     return kind
 
@@ -90,6 +90,8 @@ def _kind(execution: Execution) -> GraderKind:
 def _job(execution: Execution, context: bytes, setup: GraderSetup) -> GraderJob:
     return GraderJob(
         grader=execution.grader,
+        task=execution.match.task,
+        config=execution.config,
         run=execution.match.saved.runs[execution.run_index],
         context=context,
         timeout_s=execution.timeout_s,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from waza_ci.graders import kind_of
-from waza_ci.grading.plan import regraded_graders
 from waza_ci.grading.run import ExecutionResult
 from waza_ci.waza.results import SavedRun, SavedVerdict
 from waza_ci.waza.scoring import STATUS_ERROR, Diagnosis, GraderRef, RunGrade, Verdict, run_status
@@ -25,23 +24,29 @@ class MergedRun:
 def merge_run(
     task: TaskSpec, run: SavedRun, raw_run: Mapping[str, Any], new: Sequence[ExecutionResult]
 ) -> MergedRun:
-    """Saved verdicts of other kinds are kept; regraded kinds' verdicts come from this grading."""
-    if run.errored:
-        return MergedRun(errored_run_grade(run), {})
-    regraded_names = {grader.name for grader in regraded_graders(task)}
+    """The spec's kept graders (an LLM judge, an unknown kind) keep their saved verdicts; every
+    other verdict comes from this grading. A saved verdict of a grader no longer in the spec is
+    dropped, as `waza grade` drops it. An errored run is not graded (waza's rule) and keeps
+    its saved verdicts as evidence only: they count for nothing (waza v0.42.2, #1151)."""
     saved_raw = raw_run.get("validations") or {}
+    if run.errored:
+        return MergedRun(errored_run_grade(run), dict(saved_raw))
+    kept_names = {grader.name for grader in task.graders if kind_of(grader) is None}
+    saved = run.validations or {}
     raw: dict[str, Any] = {}
     verdicts: dict[str, Verdict] = {}
-    for name, saved in (run.validations or {}).items():
-        if name in regraded_names:
-            continue  # run again now
-        if kind_of(saved.type) is not None:
-            continue  # its grader left the spec: a stale verdict of a regraded kind is dropped
+    for name in kept_names & saved.keys():
         raw[name] = saved_raw[name]  # kept byte for byte, unknown fields included
-        verdicts[name] = saved_verdict(name, saved)
+        verdicts[name] = saved_verdict(name, saved[name])
     for result in new:
-        raw[result.execution.grader.name] = result.raw_verdict
-        verdicts[result.execution.grader.name] = result.verdict
+        name = result.execution.grader.name
+        raw[name] = result.raw_verdict
+        before = saved.get(name)
+        verdicts[name] = (
+            result.verdict
+            if before is None
+            else replace(result.verdict, saved_passed=before.passed, saved_score=before.score)
+        )
     ordered = tuple(verdicts[name] for name in sorted(verdicts))
     grade = RunGrade(
         run_number=run.run_number,

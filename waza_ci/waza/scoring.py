@@ -80,6 +80,14 @@ class Verdict:
     notes: tuple[str, ...] = ()
     """What waza-ci adds for the report only (a timeout's limit, output cut to the cap); never
     written to the waza-format results file."""
+    saved_passed: bool | None = None
+    """For a regraded verdict: what the results file said of the same grader, if anything."""
+    saved_score: float | None = None
+
+    @property
+    def flipped(self) -> bool:
+        """Regraded to the opposite of the saved verdict (the grader or its input changed)."""
+        return self.regraded and self.saved_passed is not None and self.saved_passed != self.passed
 
 
 @dataclass(frozen=True)

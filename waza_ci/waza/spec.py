@@ -30,6 +30,8 @@ from waza_ci.waza.yaml_doc import at, child, construct, is_null, load_yaml, scal
 
 __all__ = [
     "DEFAULT_PROGRAM_TIMEOUT_S",
+    "EXPECTED_KIND",
+    "EXPECTED_OUTPUT_KEYS",
     "PROGRAM_KIND",
     "EvalSpec",
     "GraderSpec",
@@ -41,6 +43,9 @@ __all__ = [
 ]
 
 PROGRAM_KIND = "program"
+EXPECTED_KIND = "expected"
+"""The kind of the checks waza synthesises from a task's `expected.output_*` lists."""
+EXPECTED_OUTPUT_KEYS = ("output_contains", "output_not_contains", "output_contains_any")
 PROGRAM_CONFIG_KEYS = ("command", "args", "timeout")
 
 
@@ -64,6 +69,11 @@ class GraderSpec:
     weight: float
     location: Location
     program: ProgramConfig | None = None
+    config: yaml.Node | None = field(default=None, compare=False, repr=False)
+    """The entry's `config` as YAML (None when absent); each grader kind decodes it itself,
+    strictly, as waza's grader factory does (graders/params.py)."""
+    synthetic: bool = False
+    """A check waza makes from the task's `expected:` block, not an entry of `graders:`."""
 
     @property
     def label(self) -> str:
@@ -79,6 +89,15 @@ class TaskSpec:
     name: str
     location: Location
     graders: tuple[GraderSpec, ...]
+    prompt: str = ""
+    """`inputs.prompt` as written."""
+    prompt_file: str = ""
+    """`inputs.prompt_file` as written (relative to the task file's folder)."""
+
+    @property
+    def path(self) -> Path:
+        """The task file."""
+        return Path(self.location.file)
 
     @property
     def program_graders(self) -> tuple[GraderSpec, ...]:
@@ -100,14 +119,14 @@ class EvalSpec:
     """Where `program_timeout_s` came from, for a timeout's explanation in the report."""
 
     def timeout_for(self, grader: GraderSpec) -> int:
-        """`config.timeout` → `.waza.yaml graders.programTimeout` → 30 s."""
-        assert grader.program is not None
-        return grader.program.timeout_s or self.program_timeout_s
+        """`config.timeout` (program graders) → `.waza.yaml graders.programTimeout` → 30 s."""
+        if grader.program is not None and grader.program.timeout_s:
+            return grader.program.timeout_s
+        return self.program_timeout_s
 
     def timeout_source_for(self, grader: GraderSpec) -> str:
         """Where `timeout_for(grader)` came from: `config.timeout at eval.yaml:12`, …"""
-        assert grader.program is not None
-        if grader.program.timeout_s:
+        if grader.program is not None and grader.program.timeout_s:
             return f"config.timeout at {grader.location}"
         return self.program_timeout_source
 
@@ -184,14 +203,42 @@ def _load_task(task_path: Path, global_graders: tuple[GraderSpec, ...]) -> TaskS
     if not task_id:
         raise InputError("a task needs a non-empty `id`", at(task_path, id_node or root))
     merged: dict[str, GraderSpec] = {}
-    for grader in global_graders + _load_graders(task_path, root, task_level=True):
+    graders = (
+        *global_graders,
+        *_load_graders(task_path, root, task_level=True),
+        *_expected_checks(task_path, child(root, "expected")),
+    )
+    for grader in graders:
         merged[grader.name] = grader  # a later entry with the same name replaces an earlier one
+    inputs = child(root, "inputs")
     return TaskSpec(
         id=task_id,
         name=scalar_text(task_path, child(root, "name"), "name") or task_id,
         location=at(task_path, id_node or root),
         graders=tuple(merged.values()),
+        prompt=scalar_text(task_path, child(inputs, "prompt") if inputs else None, "prompt"),
+        prompt_file=scalar_text(
+            task_path, child(inputs, "prompt_file") if inputs else None, "prompt_file"
+        ),
     )
+
+
+def _expected_checks(path: Path, expected: yaml.Node | None) -> Iterator[GraderSpec]:
+    """waza's synthetic checks from `expected.output_*`, after every grader, in this order;
+    each is named `_<key>` and made only from a non-empty list."""
+    if expected is None:
+        return
+    for key in EXPECTED_OUTPUT_KEYS:
+        node = child(expected, key)
+        if isinstance(node, yaml.SequenceNode) and node.value:
+            yield GraderSpec(
+                name=f"_{key}",
+                kind=EXPECTED_KIND,
+                weight=1.0,
+                location=at(path, node),
+                config=node,
+                synthetic=True,
+            )
 
 
 def _enabled(path: Path, node: yaml.Node | None) -> bool:
@@ -222,12 +269,14 @@ def _load_grader(path: Path, node: yaml.Node, *, task_level: bool) -> GraderSpec
         # waza fails grading for it ("no kind associated with grader"): refused up front.
         raise InputError(f"grader {describe(name)} needs a `type`", location)
     program = _load_program_config(path, node, name) if kind == PROGRAM_KIND else None
+    config = child(node, "config")
     return GraderSpec(
         name=name,
         kind=kind,
         weight=_weight(path, child(node, "weight"), name),
         location=location,
         program=program,
+        config=None if config is None or is_null(config) else config,
     )
 
 

@@ -1,0 +1,166 @@
+"""A grader's `config`, decoded as waza's factory decodes it: strictly into the kind's
+parameter struct (yaml.v3 `KnownFields`), so an unknown key or a value of the wrong type is a
+load error in waza's words, at the key's line.
+
+A kind describes its struct with `spec_schema` shapes; `decode_params` checks the YAML against
+it and returns plain Python values for the keys present (an absent key stays absent, so a
+kind can tell Go's nil slice from an empty one).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from waza_ci.errors import InputError
+from waza_ci.graders.gofmt import go_quote
+from waza_ci.waza.spec import GraderSpec
+from waza_ci.waza.spec_schema import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    STR,
+    ListOf,
+    MapOf,
+    Shape,
+    ShapeError,
+    Struct,
+    check_shape,
+)
+from waza_ci.waza.yaml_doc import at, is_null
+
+_TAG = "tag:yaml.org,2002:"
+_YAML12_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)")
+_GO_TYPES = {STR: "string", INT: "int", FLOAT: "float64", BOOL: "bool", ANY: "interface {}"}
+_TRUE_WORDS = frozenset(("true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"))
+
+
+def decode_params(grader: GraderSpec, go_type: str, shape: Struct) -> dict[str, Any]:
+    """The grader's `config` as the kind's parameters (`go_type`: waza's struct name, such
+    as `TextGraderParameters`); {} when absent. Raises InputError at the offending line."""
+    node = grader.config
+    if node is None:
+        return {}
+    strict = Struct(shape.fields, strict=True)
+    try:
+        check_shape(node, strict)
+    except ShapeError as err:
+        raise config_error(grader, _unmarshal_text(err, node, go_type, strict), err.node) from None
+    value = _value(node, strict)
+    return value if isinstance(value, dict) else {}
+
+
+def config_error(grader: GraderSpec, message: str, node: yaml.Node | None = None) -> InputError:
+    """A load error of this grader's config, worded as waza wraps it."""
+    where = at(Path(grader.location.file), node) if node is not None else grader.location
+    return InputError(
+        f"invalid grader config for {go_quote(grader.name)} (type {go_quote(grader.kind)}): "
+        f"{message}",
+        where,
+    )
+
+
+def _unmarshal_text(err: ShapeError, config: yaml.Node, go_type: str, shape: Struct) -> str:
+    # yaml.v3 counts lines within the config block as it re-serialises it.
+    line = err.node.start_mark.line - config.start_mark.line + 1
+    field_name = err.path.rsplit(".", 1)[-1]
+    if err.message.startswith("unknown key"):
+        problem = f"field {field_name} not found in type models.{go_type}"
+    else:
+        expected = _shape_at(shape, err.path)
+        found = err.node.value if isinstance(err.node, yaml.ScalarNode) else None
+        tag = err.node.tag.removeprefix(_TAG)
+        if found is not None and expected is not None:
+            problem = f"cannot unmarshal !!{tag} `{found}` into {_go_type(expected)}"
+        else:
+            problem = f"cannot unmarshal !!{_yaml_kind(err.node)} into {_go_type(expected)}"
+    return (
+        f"failed to decode grader parameters of type models.{go_type}: "
+        f"yaml: unmarshal errors: line {line}: {problem}"
+    )
+
+
+def _yaml_kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.SequenceNode):
+        return "seq"
+    if isinstance(node, yaml.MappingNode):
+        return "map"
+    return str(node.tag.removeprefix(_TAG))
+
+
+def _shape_at(shape: Shape, path: str) -> Shape | None:
+    current: Shape | None = shape
+    for part in path.replace("[", ".[").split("."):
+        if not part or current is None:
+            continue
+        if part.startswith("["):
+            current = current.item if isinstance(current, ListOf) else None
+        elif isinstance(current, Struct):
+            current = current.fields.get(part)
+        elif isinstance(current, MapOf):
+            current = current.value
+        else:
+            current = None
+    return current
+
+
+def _go_type(shape: Shape | None) -> str:
+    if isinstance(shape, str):
+        return _GO_TYPES.get(shape, "interface {}")
+    if isinstance(shape, ListOf):
+        return f"[]{_go_type(shape.item)}"
+    if isinstance(shape, MapOf):
+        return f"map[string]{_go_type(shape.value)}"
+    return "struct"
+
+
+def _value(node: yaml.Node, shape: Shape) -> Any:
+    """The node's value under a shape it is known to fit."""
+    if is_null(node):
+        return None
+    if shape == ANY:
+        return yaml12_value(node)
+    if isinstance(shape, str):
+        return _scalar(node, shape)
+    if isinstance(shape, ListOf):
+        assert isinstance(node, yaml.SequenceNode)
+        return [_value(item, shape.item) for item in node.value]
+    assert isinstance(node, yaml.MappingNode)
+    decoded: dict[str, Any] = {}
+    for key, value in node.value:
+        name = str(key.value)
+        inner = shape.value if isinstance(shape, MapOf) else shape.fields.get(name)
+        if inner is not None:
+            decoded[name] = _value(value, inner)
+    return decoded
+
+
+def _scalar(node: yaml.Node, shape: str) -> Any:
+    assert isinstance(node, yaml.ScalarNode)
+    if shape == STR:
+        return str(node.value)  # yaml.v3 decodes any scalar into a string field as its text
+    if shape == BOOL:
+        return node.value in _TRUE_WORDS
+    number = yaml.SafeLoader("").construct_object(node)
+    return int(number) if shape == INT else float(number)
+
+
+def yaml12_value(node: yaml.Node) -> Any:
+    """An untyped value as yaml.v3 decodes it: only true/false are booleans (`yes`, `on`
+    stay strings), and a mapping's keys are strings."""
+    if isinstance(node, yaml.SequenceNode):
+        return [yaml12_value(item) for item in node.value]
+    if isinstance(node, yaml.MappingNode):
+        return {str(key.value): yaml12_value(value) for key, value in node.value}
+    tag = node.tag.removeprefix(_TAG)
+    if tag == "bool" and str(node.value).lower() not in ("true", "false"):
+        return str(node.value)
+    if tag == "str":
+        if getattr(node, "style", None) is None and _YAML12_FLOAT.fullmatch(str(node.value)):
+            return float(node.value)  # `1e3`: a float in YAML 1.2, a string to PyYAML
+        return str(node.value)
+    return yaml.SafeLoader("").construct_object(node)
