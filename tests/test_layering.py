@@ -16,7 +16,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
     "waza": {"errors", "files"},
     "sandbox": set(),
     "outputs": {"errors", "files"},
-    "graders": {"waza", "sandbox"},
+    "graders": {"errors", "waza", "sandbox"},
     "grading": {"errors", "graders", "sandbox", "waza"},
     "shard": {"errors", "grading", "waza"},
     "gate": {"errors", "waza"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 from waza_ci.errors import Location
 from waza_ci.graders import KEPT_KINDS, KINDS, SYNTHETIC_KINDS, kind_of
 from waza_ci.graders.program import ProgramGrader
+from waza_ci.waza.kinds import GRADER_KINDS
 from waza_ci.waza.spec import GraderSpec, ProgramConfig
 
 WAZA_KINDS = {
@@ -23,6 +24,10 @@ WAZA_KINDS = {
     "tool_constraint",
     "trigger",
 }
+
+
+def test_waza_s_kinds_are_the_thirteen_of_its_factory() -> None:
+    assert GRADER_KINDS == WAZA_KINDS
 
 
 def _grader(kind: str, *, synthetic: bool = False) -> GraderSpec:

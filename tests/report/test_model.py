@@ -113,7 +113,13 @@ def test_json_has_every_field_a_later_step_needs() -> None:
             }
         ],
         "notes": [],
+        "flips": [],
     }
+    assert data["counts"]["kinds"] == {
+        "keyword": {"regraded": 0, "kept": 2},
+        "program": {"regraded": 10, "kept": 0},
+    }
+    assert data["counts"]["flipped"] == 0
     assert data["slowest_graders"][0]["grader"] == "tests_pass"
     assert data["skipped"] == [
         {

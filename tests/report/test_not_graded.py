@@ -28,11 +28,11 @@ def _task(graders: dict[str, GraderRef], *runs: RunGrade) -> TaskGrade:
     return TaskGrade("t1", "r.json", "t1", "T1", runs, graders, Location("tasks/t1.yaml", 1))
 
 
-TEXT = {"says_good": GraderRef("says_good", "text", Location("eval.yaml", 4))}
+JUDGE = {"says_good": GraderRef("says_good", "prompt", Location("eval.yaml", 4))}
 
 
 def test_a_task_without_a_verdict_does_not_pass_and_says_why() -> None:
-    task = _task(TEXT, RunGrade(1, STATUS_PASSED, ()), RunGrade(2, STATUS_PASSED, ()))
+    task = _task(JUDGE, RunGrade(1, STATUS_PASSED, ()), RunGrade(2, STATUS_PASSED, ()))
     assert task.nothing_graded and task.runs_passed == 0
     assert task.status == STATUS_PASSED  # waza's own rule, kept in the regraded file's stats
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
@@ -42,8 +42,11 @@ def test_a_task_without_a_verdict_does_not_pass_and_says_why() -> None:
     (listed,) = report.tasks
     assert listed.status == "failed" and report.failed_tasks == ["t1"]
     (row,) = listed.graders
-    assert (row.grader, row.kind, row.runs_failed, row.runs_total) == ("says_good", "text", 2, 2)
-    assert row.reason.startswith("not graded: waza-ci does not run `text` graders")
+    assert (row.grader, row.kind, row.runs_failed, row.runs_total) == ("says_good", "prompt", 2, 2)
+    assert row.reason == (
+        "not graded: a `prompt` grader needs a model, so waza-ci keeps its saved verdict, "
+        "and the results file holds no verdict of says_good"
+    )
     assert row.not_run == "not graded"
     assert report.to_json()["tasks"][0]["graders"][0]["graded"] is False
     assert "not graded" in render_text(report)
@@ -108,3 +111,61 @@ def test_a_grader_without_a_name_is_shown_as_such() -> None:
     assert "t1  (no name)  eval.yaml:4" in render_text(report)
     (annotation,) = build_annotations(report)
     assert annotation.title.startswith("(no name) failed on t1")
+
+
+def _verdict(name: str, kind: str, passed: bool, **fields: object) -> Verdict:
+    return Verdict(name, kind, 1.0 if passed else 0.0, 1.0, passed, "", **fields)  # type: ignore[arg-type]
+
+
+def test_a_judge_without_a_saved_verdict_fails_its_task_beside_regraded_verdicts() -> None:
+    # Issue 20: a `prompt` grader with no saved verdict is "not graded" and never passes,
+    # even when every grader that ran again passed.
+    graders = {
+        **JUDGE,
+        "mentions": GraderRef("mentions", "text", Location("eval.yaml", 9)),
+    }
+    text_ok = _verdict("mentions", "text", True, regraded=True)
+    run_1 = RunGrade(1, STATUS_PASSED, (text_ok,), ungraded=("says_good",))
+    judged = _verdict("says_good", "prompt", True, regraded=False)
+    run_2 = RunGrade(2, STATUS_PASSED, (judged, text_ok))
+    task = _task(graders, run_1, run_2)
+    assert not task.fully_graded and task.runs_passed == 1
+    summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
+    assert not summary.passed and summary.exit_code() == 1 and summary.runs_failed == 1
+    report = build_report(summary)
+    assert report.tasks[0].status == "failed"
+    judge_row = next(row for row in report.tasks[0].graders if row.grader == "says_good")
+    assert (judge_row.status, judge_row.runs_failed, judge_row.runs_total) == ("failed", 1, 2)
+    assert judge_row.feedback[-1].runs == (1,)
+    assert judge_row.feedback[-1].text.startswith("not graded: a `prompt` grader needs a model")
+    assert [k.kind for k in report.counts.kinds] == ["prompt", "text"]
+    assert (report.counts.kinds[0].kept, report.counts.kinds[1].regraded) == (1, 2)
+
+
+def test_a_verdict_that_flipped_since_the_run_is_shown_saved_and_now() -> None:
+    graders = {"mentions": GraderRef("mentions", "text", Location("eval.yaml", 9))}
+    now_failed = _verdict("mentions", "text", False, regraded=True, saved_passed=True)
+    still_ok = _verdict("mentions", "text", True, regraded=True, saved_passed=True)
+    task = _task(
+        graders, RunGrade(1, STATUS_FAILED, (now_failed,)), RunGrade(2, STATUS_PASSED, (still_ok,))
+    )
+    report = build_report(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
+    (row,) = report.flipped
+    assert [(f.run, f.saved_passed, f.passed) for f in row.flips] == [(1, True, False)]
+    data = report.to_json()
+    assert data["counts"]["flipped"] == 1
+    flips = data["tasks"][0]["graders"][0]["flips"]
+    assert flips == [{"run": 1, "saved": "passed", "now": "failed"}]
+    markdown = render_markdown(report)
+    assert "### Changed since the run" in markdown and "passed → failed" in markdown
+    assert "changed t1  mentions  since the run: run 1 passed → failed" in render_text(report)
+
+
+def test_a_kept_verdict_never_hides_a_failure() -> None:
+    graders = {**JUDGE}
+    failing_judge = _verdict("says_good", "prompt", False, regraded=False)
+    task = _task(graders, RunGrade(1, STATUS_FAILED, (failing_judge,)))
+    summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
+    assert not summary.passed and summary.exit_code() == 1
+    (row,) = build_report(summary).problems
+    assert (row.grader, row.status, row.not_run) == ("says_good", "failed", "kept")

@@ -17,7 +17,8 @@ def test_first_screen_lists_failures_with_file_line_and_reason() -> None:
     lines = text.splitlines()
     assert lines[0].startswith("waza-ci: FAILED: 3 tasks · 6 runs (4 failed) · 3 failing graders")
     # Columns aligned: task, grader, file:line, runs; the reason last.
-    assert lines[1:4] == [
+    assert lines[1] == "  verdicts re-graded: 10 program · kept from the results file: 2 keyword"
+    assert lines[2:5] == [
         "  failed  fix-null-check  tests_pass               evals/code-review/eval.yaml:18"
         "              1/2  FAILED tests/test_user.py::test_none - AssertionError: expected None",
         "  failed  add-logging     _output_contains (kept)  "

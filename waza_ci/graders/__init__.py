@@ -18,9 +18,10 @@ from collections.abc import Mapping
 
 from waza_ci.graders.base import GraderKind
 from waza_ci.graders.program import ProgramGrader
+from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.spec import GraderSpec
 
-KEPT_KINDS = frozenset({"prompt"})
+KEPT_KINDS = MODEL_KINDS
 """Kinds whose saved verdict is kept: they need a model."""
 
 KINDS: Mapping[str, GraderKind] = {grader.kind: grader for grader in (ProgramGrader(),)}

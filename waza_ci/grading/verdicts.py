@@ -53,6 +53,7 @@ def merge_run(
         status=run_status(ordered),
         verdicts=ordered,
         duration_ms=run.duration_ms,
+        ungraded=tuple(sorted(kept_names - saved.keys())),
     )
     return MergedRun(grade, {name: raw[name] for name in sorted(raw)})
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from waza_ci.errors import Location
 from waza_ci.report._text import clean
@@ -19,9 +19,11 @@ from waza_ci.report.model import (
     Counts,
     ErroredRuns,
     FeedbackGroup,
+    Flip,
     GlobalFailure,
     GraderResult,
     GraderTime,
+    KindCount,
     Report,
     Source,
     SourceLinks,
@@ -35,6 +37,7 @@ from waza_ci.report.reasons import (
     failure_signature,
     reason_for,
 )
+from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.scoring import (
     PROBLEM_CLEANUP,
     PROBLEM_TIMED_OUT,
@@ -114,6 +117,7 @@ def build_report(
         cleanup_errors=sum(1 for v in verdicts if _cleanup(v)),
         elapsed_ms=summary.elapsed_ms,
         overall_score=summary.overall_score,
+        kinds=_kind_counts(verdicts),
     )
     return Report(
         eval_name=summary.eval_name,
@@ -131,6 +135,13 @@ def build_report(
     )
 
 
+def _kind_counts(verdicts: Iterable[Verdict]) -> tuple[KindCount, ...]:
+    tally: dict[str, list[int]] = {}
+    for verdict in verdicts:
+        tally.setdefault(verdict.kind, [0, 0])[0 if verdict.regraded else 1] += 1
+    return tuple(KindCount(kind, *tally[kind]) for kind in sorted(tally))
+
+
 def _cleanup(verdict: Verdict) -> bool:
     return verdict.diagnosis is not None and verdict.diagnosis.problem == PROBLEM_CLEANUP
 
@@ -146,18 +157,30 @@ def _verdict(summary: GradeSummary) -> Verdict_:
 def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskResult:
     task_source = where.source(task.task_location or Location(summary.eval_path, 1))
     by_grader: dict[str, list[tuple[RunGrade, Verdict]]] = {}
+    unjudged: dict[str, list[RunGrade]] = {}
     for run in task.runs:
         for verdict in run.verdicts:
             by_grader.setdefault(verdict.name, []).append((run, verdict))
+        for name in run.ungraded:
+            unjudged.setdefault(name, []).append(run)
     graders = tuple(
-        _grader_result(task, name, by_grader[name], where, task_source)
-        for name in sorted(by_grader)
+        _with_unjudged(
+            _grader_result(task, name, by_grader[name], where, task_source)
+            if name in by_grader
+            else None,
+            task,
+            name,
+            runs=unjudged.get(name, ()),
+            where=where,
+            task_source=task_source,
+        )
+        for name in sorted(by_grader.keys() | unjudged.keys())
     )
     if task.nothing_graded:
         graders = _not_graded(task, where, task_source)
     errored = [run for run in task.runs if run.status == STATUS_ERROR]
     has_error = any(row.status == "error" for row in graders)
-    passed = task.passed and not task.nothing_graded
+    passed = task.passed and task.fully_graded
     status: Status = "error" if has_error else "passed" if passed else "failed"
     return TaskResult(
         key=task.key,
@@ -210,14 +233,63 @@ def _not_graded(task: TaskGrade, where: _Where, task_source: Source) -> tuple[Gr
     if not task.graders:
         return (row("", "", task_source, "not graded: the task has no graders"),)
     return tuple(
-        row(
-            ref.name,
-            ref.kind,
-            where.source(ref.location),
-            f"not graded: waza-ci does not run `{ref.kind}` graders, and the results file "
-            f"holds no verdict of {ref.name or 'this grader'}",
-        )
+        row(ref.name, ref.kind, where.source(ref.location), _not_run_reason(ref.kind, ref.name))
         for ref in sorted(task.graders.values(), key=lambda ref: ref.name)
+    )
+
+
+def _not_run_reason(kind: str, name: str) -> str:
+    """Why a grader has no verdict: waza-ci keeps what it cannot run, and nothing was saved."""
+    why = (
+        f"a `{kind}` grader needs a model, so waza-ci keeps its saved verdict"
+        if kind in MODEL_KINDS
+        else f"waza-ci does not know `{kind}` graders"
+    )
+    return f"not graded: {why}, and the results file holds no verdict of {name or 'this grader'}"
+
+
+def _with_unjudged(
+    row: GraderResult | None,
+    task: TaskGrade,
+    name: str,
+    *,
+    runs: Sequence[RunGrade],
+    where: _Where,
+    task_source: Source,
+) -> GraderResult:
+    """A kept grader's row counting the runs that have no saved verdict of it as failing."""
+    if not runs:
+        assert row is not None
+        return row
+    ref = task.graders.get(name)
+    kind = ref.kind if ref is not None else (row.kind if row is not None else "")
+    reason = _not_run_reason(kind, name)
+    group = FeedbackGroup(reason, tuple(run.run_number for run in runs))
+    if row is None:
+        return GraderResult(
+            task_key=task.key,
+            grader=name,
+            kind=kind,
+            status="failed",
+            problem=None,
+            reason=reason,
+            hint=None,
+            runs_failed=len(runs),
+            runs_total=len(runs),
+            regraded=False,
+            duration_ms=0,
+            max_duration_ms=0,
+            source=where.source(ref.location) if ref is not None else task_source,
+            feedback=(group,),
+            graded=False,
+        )
+    return replace(
+        row,
+        status="failed" if row.status == "passed" else row.status,
+        reason=row.reason or reason,
+        runs_failed=row.runs_failed + len(runs),
+        runs_total=row.runs_total + len(runs),
+        feedback=(*row.feedback, group),
     )
 
 
@@ -252,6 +324,11 @@ def _grader_result(
         source=where.source(ref.location) if ref is not None else task_source,
         feedback=_groups((run.run_number, _shown_text(v)) for run, v in bad),
         notes=tuple(dict.fromkeys(note for _, v in entries for note in _notes(v))),
+        flips=tuple(
+            Flip(run.run_number, v.saved_passed, v.passed)
+            for run, v in entries
+            if v.flipped and v.saved_passed is not None
+        ),
     )
 
 

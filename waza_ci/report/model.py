@@ -66,6 +66,25 @@ class FeedbackGroup:
 
 
 @dataclass(frozen=True)
+class Flip:
+    """A run whose regraded verdict is the opposite of the one the results file holds: the
+    grader (or what it reads) changed since the run."""
+
+    run: int
+    saved_passed: bool
+    passed: bool
+
+
+@dataclass(frozen=True)
+class KindCount:
+    """How many verdicts of one grader kind this grading produced again, and how many it kept."""
+
+    kind: str
+    regraded: int
+    kept: int
+
+
+@dataclass(frozen=True)
 class GraderResult:
     """One grader on one task, over all the task's graded runs."""
 
@@ -91,6 +110,7 @@ class GraderResult:
     """waza-ci's notes on any run (output cut to the cap, …), distinct, passing runs too."""
     graded: bool = True
     """False when no grader said anything about the task: the row says why (its reason)."""
+    flips: tuple[Flip, ...] = ()
 
     @property
     def not_run(self) -> str | None:
@@ -140,6 +160,8 @@ class Counts:
     """Executions whose grading-context directory could not be written, verified or removed."""
     elapsed_ms: int
     overall_score: float
+    kinds: tuple[KindCount, ...] = ()
+    """Verdicts per grader kind, regraded and kept, by kind name."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +213,11 @@ class Report:
     they appear in `to_json()` under their names."""
 
     @property
+    def flipped(self) -> tuple[GraderResult, ...]:
+        """Rows with a run whose verdict changed since the results were saved."""
+        return tuple(row for task in self.tasks for row in task.graders if row.flips)
+
+    @property
     def failed_tasks(self) -> list[str]:
         """Task keys that did not pass (or had a grader error), in report order."""
         return [task.key for task in self.tasks if task.status != "passed"]
@@ -228,7 +255,15 @@ def _grader_json(row: GraderResult) -> dict[str, Any]:
         "source": _source_json(row.source),
         "feedback": [{"text": g.text, "runs": list(g.runs)} for g in row.feedback],
         "notes": list(row.notes),
+        "flips": [
+            {"run": f.run, "saved": _passed_word(f.saved_passed), "now": _passed_word(f.passed)}
+            for f in row.flips
+        ],
     }
+
+
+def _passed_word(passed: bool) -> str:
+    return "passed" if passed else "failed"
 
 
 def _report_json(report: Report) -> dict[str, Any]:
@@ -249,6 +284,8 @@ def _report_json(report: Report) -> dict[str, Any]:
             "cleanup_errors": counts.cleanup_errors,
             "elapsed_ms": counts.elapsed_ms,
             "overall_score": counts.overall_score,
+            "kinds": {k.kind: {"regraded": k.regraded, "kept": k.kept} for k in counts.kinds},
+            "flipped": sum(len(row.flips) for row in report.flipped),
         },
         "failed_tasks": report.failed_tasks,
         "common_failure": None

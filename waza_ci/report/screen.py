@@ -8,7 +8,7 @@ grader linked to its YAML line, runs failed out of runs, and the reason in one l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from waza_ci.report._text import format_score, plural
@@ -23,6 +23,7 @@ ICON_NOTHING = "⚪"
 
 NAME_MAX_CHARS = 120
 REASON_MAX_CHARS = 240
+UNNAMED_KIND = "(no type)"
 PASSING_LISTED = 100
 """Passing tasks named on the first screen (compact form); the rest are counted."""
 
@@ -59,6 +60,55 @@ def verdict_parts(report: Report, *, with_time: bool = True) -> list[str]:
     if counts.elapsed_ms and with_time:
         parts.append(format_duration(counts.elapsed_ms))
     return parts
+
+
+def kinds_parts(report: Report, quote: Callable[[str], str]) -> list[str]:
+    """What was graded again and what was kept, per grader kind: `40 text, 2 program
+    re-graded`, `3 prompt kept (they need a model)`. `quote` makes a kind name safe."""
+    kinds = report.counts.kinds
+    regraded = [f"{k.regraded} {quote(k.kind or UNNAMED_KIND)}" for k in kinds if k.regraded]
+    kept = [f"{k.kept} {quote(k.kind or UNNAMED_KIND)}" for k in kinds if k.kept]
+    parts = []
+    if regraded:
+        parts.append("re-graded: " + ", ".join(regraded))
+    if kept:
+        parts.append("kept from the results file: " + ", ".join(kept))
+    return parts
+
+
+def kinds_line(report: Report, medium: Medium) -> list[str]:
+    parts = kinds_parts(report, lambda kind: code(kind, medium, in_table=False, max_chars=40))
+    return ["Verdicts " + " · ".join(parts)] if parts else []
+
+
+def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
+    """Verdicts that came out the opposite of the saved ones: the grader (or its input) changed
+    since the run. Shown whichever way they flipped: a fix deserves a look too."""
+    rows = report.flipped
+    if not rows:
+        return []
+    lines = [
+        [
+            code(row.task_key, medium, max_chars=NAME_MAX_CHARS),
+            link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url),
+            ", ".join(str(flip.run) for flip in row.flips),
+            _flip_cell(row),
+        ]
+        for row in rows[:max_rows]
+    ]
+    blocks = [
+        "### Changed since the run",
+        table(["Task", "Grader", "Runs", "Saved → now"], ["---", "---", "--:", "---"], lines),
+    ]
+    if len(rows) > max_rows:
+        blocks.append(f"_… {plural(len(rows) - max_rows, 'more grader')}, in the report JSON._")
+    return blocks
+
+
+def _flip_cell(row: GraderResult) -> str:
+    pairs = dict.fromkeys((flip.saved_passed, flip.passed) for flip in row.flips)
+    words = {True: "passed", False: "failed"}
+    return ", ".join(f"{words[saved]} → {words[now]}" for saved, now in pairs)
 
 
 def verdict_label(report: Report) -> tuple[str, str]:
@@ -157,7 +207,8 @@ def failures_table(report: Report, medium: Medium, *, max_rows: int) -> list[str
         blocks.append(f"_… {plural(hidden, 'more failing grader')}, listed in the details._")
     if any(row.not_run == "kept" for row in rows):
         blocks.append(
-            "_kept_: a saved verdict from the results file (a prompt grader, …), not re-run."
+            "_kept_: a saved verdict from the results file (a `prompt` grader: it needs a model),"
+            " not re-run."
         )
     if any(row.not_run == "not graded" for row in rows):
         blocks.append(
@@ -288,11 +339,12 @@ def first_screen(
     """The blocks of the first screen, in reading order. `extra` are Markdown blocks a later
     step adds (e.g. a comparison with the base branch), placed right after the failures;
     they must be safe Markdown already."""
-    blocks = [verdict_line(report), *banner(report, medium)]
+    blocks = [verdict_line(report), *kinds_line(report, medium), *banner(report, medium)]
     if report.common_failure is not None:
         blocks += collapsed_failures(report, medium, max_rows=max_rows)
     else:
         blocks += failures_table(report, medium, max_rows=max_rows)
+    blocks += flips_table(report, medium, max_rows=max_rows)
     blocks += [medium.prep(block) for block in extra]
     blocks += global_failures(report, medium)
     blocks += all_tasks_table(report, medium) if mode == "all" else passing_compact(report, medium)

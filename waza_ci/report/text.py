@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.model import GraderResult, Report
-from waza_ci.report.screen import verdict_parts
+from waza_ci.report.screen import kinds_parts, verdict_parts
 
 MAX_ROWS = 20
 REASON_MAX_CHARS = 400
@@ -72,6 +72,8 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     lines = [
         f"waza-ci: {_paint(label, _BOLD + tint, colour)}: " + " · ".join(verdict_parts(report))
     ]
+    if kinds := kinds_parts(report, lambda kind: _safe(kind, NAME_MAX_CHARS)):
+        lines.append("  verdicts " + " · ".join(kinds))
     common = report.common_failure
     if common is not None:
         lines.append(
@@ -89,6 +91,16 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
         lines.append(
             f"  note    {_safe(row.task_key, NAME_MAX_CHARS)}  "
             f"{_safe(row.grader or UNNAMED, NAME_MAX_CHARS)}  {for_log('; '.join(row.notes))}"
+        )
+    for row in report.flipped[:MAX_ROWS]:
+        changes = ", ".join(
+            f"run {f.run} {'passed' if f.saved_passed else 'failed'} → "
+            f"{'passed' if f.passed else 'failed'}"
+            for f in row.flips
+        )
+        lines.append(
+            f"  changed {_safe(row.task_key, NAME_MAX_CHARS)}  "
+            f"{_safe(row.grader or UNNAMED, NAME_MAX_CHARS)}  since the run: {changes}"
         )
     for task in report.tasks:
         if task.errored_runs is not None:

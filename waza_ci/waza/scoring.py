@@ -100,6 +100,14 @@ class RunGrade:
     duration_ms: int = 0
     error_msg: str | None = None
     """Set for runs that errored in the original execution; they are not graded."""
+    ungraded: tuple[str, ...] = ()
+    """Graders of the spec that waza-ci does not run again (an LLM judge) and that have no
+    saved verdict in this run: nobody judged them, so the run does not count as passed."""
+
+    @property
+    def counts_as_passed(self) -> bool:
+        """Passed with at least one verdict and no grader left unjudged."""
+        return self.status == STATUS_PASSED and bool(self.verdicts) and not self.ungraded
 
     @property
     def weighted_score(self) -> float:
@@ -150,7 +158,7 @@ class TaskGrade:
     def runs_passed(self) -> int:
         """Runs that passed with a verdict: a run nothing graded does not count as passed
         (waza passes it, with score 0; its own stats and GradeOutcome keep waza's rule)."""
-        return sum(1 for run in self.runs if run.status == STATUS_PASSED and run.verdicts)
+        return sum(1 for run in self.runs if run.counts_as_passed)
 
     @property
     def nothing_graded(self) -> bool:
@@ -158,6 +166,11 @@ class TaskGrade:
         return bool(self.runs) and not any(
             run.verdicts or run.status == STATUS_ERROR for run in self.runs
         )
+
+    @property
+    def fully_graded(self) -> bool:
+        """Something judged the task, and every grader on every graded run."""
+        return not self.nothing_graded and not any(run.ungraded for run in self.runs)
 
     def meets(self, min_rate: float) -> bool:
         """Passed under `--min-task-pass-rate` (1.0 is `passed`: every run)."""
@@ -230,7 +243,7 @@ class GradeSummary:
     def runs_failed(self) -> int:
         """Runs that did not pass: a failing verdict, an error in the original execution, or
         nothing graded."""
-        return sum(1 for run in self.runs if run.status != STATUS_PASSED or not run.verdicts)
+        return sum(1 for run in self.runs if not run.counts_as_passed)
 
     @property
     def runs_errored(self) -> int:
@@ -257,7 +270,7 @@ class GradeSummary:
         tasks = {
             task.key: {
                 "overall_score": task.overall_score,
-                "passed": task.passed and not task.nothing_graded,
+                "passed": task.passed and task.fully_graded,
                 **({"grader_averages": task.grader_averages} if task.grader_averages else {}),
             }
             for task in sorted(self.tasks, key=lambda t: t.key)
