@@ -35,6 +35,8 @@ class Execution:
     timeout_source: str = ""
     config: Any = None
     """The grader's decoded `config` (its kind's `configure`), shared by its executions."""
+    in_process: bool = False
+    """Graded inside this process (microseconds), not by starting a program."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,11 @@ class GradingPlan:
 def regraded_graders(task: TaskSpec) -> tuple[GraderSpec, ...]:
     """The task's graders that waza-ci runs again (their kind is registered)."""
     return tuple(g for g in task.graders if kind_of(g) is not None)
+
+
+def _in_process(grader: GraderSpec) -> bool:
+    kind = kind_of(grader)
+    return kind is not None and kind.in_process
 
 
 def configure_graders(spec: EvalSpec) -> dict[int, Any]:
@@ -109,6 +116,7 @@ def plan_grading(
             spec.timeout_for(grader),
             spec.timeout_source_for(grader),
             configs[id(grader)],
+            _in_process(grader),
         )
         for match in matches
         for run_index, run in enumerate(match.saved.runs)

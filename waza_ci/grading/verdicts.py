@@ -66,14 +66,17 @@ def saved_verdict(
     error: str | None = None,
     notes: tuple[str, ...] = (),
     diagnosis: Diagnosis | None = None,
+    kind: str | None = None,
+    saved_passed: bool | None = None,
+    saved_score: float | None = None,
 ) -> Verdict:
     """The report's view of a verdict read from a results file (a kept one, or, in a merge,
-    one a shard produced).
+    one a shard produced; `kind` is its grader's where waza writes another `type`).
 
     Keyed by its validations key, as waza's aggregation is, whatever `identifier` says."""
     return Verdict(
         name=name,
-        kind=saved.type,
+        kind=saved.type if kind is None else kind,
         score=saved.score,
         weight=saved.weight,
         passed=saved.passed,
@@ -83,6 +86,8 @@ def saved_verdict(
         notes=notes,
         duration_ms=saved.duration_ms,
         diagnosis=diagnosis,
+        saved_passed=saved_passed,
+        saved_score=saved_score,
     )
 
 

@@ -55,6 +55,13 @@ class _VerdictModel(_Model):
     problem: str | None = None
     timeout_s: float | None = None
     timeout_source: str = ""
+    saved_passed: bool | None = None
+    saved_score: float | None = None
+
+
+class _UngradedModel(_Model):
+    run: int
+    grader: str
 
 
 class _TaskModel(_Model):
@@ -65,7 +72,10 @@ class _TaskModel(_Model):
     location: _LocationModel | None
     graders: list[_GraderModel]
     program_graders: list[str]
+    regraded_graders: list[str] | None = None
+    """Every grader graded again (None in a partial from before other kinds were)."""
     verdicts: list[_VerdictModel]
+    ungraded: list[_UngradedModel] = []
 
 
 class _ShardModel(_Model):
@@ -117,6 +127,7 @@ _SECTION_NAMES = {
     "_LocationModel": "location",
     "_GraderModel": "grader",
     "_VerdictModel": "verdict",
+    "_UngradedModel": "ungraded grader",
     "_TaskModel": "task entry",
     "_ShardModel": "shard",
     "_EvalModel": "eval",
@@ -332,40 +343,58 @@ def _merged_file(name: str, shards: Sequence[Partial]) -> MergedFile:
 def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade:
     name = partial.section.results_name
     saved = partial.file.model.tasks[partial.local[entry.index]]
-    program = set(entry.program_graders)
-    extras = {(v.run, v.grader): v for v in entry.verdicts}
+    graders = {g.name: GraderRef(g.name, g.kind, g.location.location()) for g in entry.graders}
+    regraded = entry.regraded_graders
+    shard_work = _ShardWork(
+        graders=graders,
+        program=frozenset(entry.program_graders),
+        regraded=frozenset(entry.program_graders if regraded is None else regraded),
+        extras={(v.run, v.grader): v for v in entry.verdicts},
+        ungraded={(u.run, u.grader) for u in entry.ungraded},
+    )
     return TaskGrade(
         key=f"{name}:{entry.test_id}" if several else entry.test_id,
         results_name=name,
         test_id=entry.test_id,
         display_name=entry.display_name,
         runs=tuple(
-            _run_grade(run, program, extras, run_index) for run_index, run in enumerate(saved.runs)
+            _run_grade(run, shard_work, run_index) for run_index, run in enumerate(saved.runs)
         ),
-        graders={g.name: GraderRef(g.name, g.kind, g.location.location()) for g in entry.graders},
+        graders=graders,
         task_location=entry.location.location() if entry.location else None,
     )
 
 
-def _run_grade(
-    run: SavedRun,
-    program: set[str],
-    extras: dict[tuple[int, str], _VerdictModel],
-    run_index: int,
-) -> RunGrade:
+@dataclass(frozen=True)
+class _ShardWork:
+    """What a shard's section says of one task's graders, beyond its results file."""
+
+    graders: dict[str, GraderRef]
+    program: frozenset[str]
+    regraded: frozenset[str]
+    extras: dict[tuple[int, str], _VerdictModel]
+    ungraded: set[tuple[int, str]]
+
+
+def _run_grade(run: SavedRun, work: _ShardWork, run_index: int) -> RunGrade:
     if run.errored:
         return errored_run_grade(run)
     verdicts = []
     for name, saved in sorted((run.validations or {}).items()):
-        extra = extras.get((run_index, name))
+        extra = work.extras.get((run_index, name))
+        regraded = name in work.regraded
+        ref = work.graders.get(name)
         verdicts.append(
             saved_verdict(
                 name,
                 saved,
-                regraded=name in program,
+                regraded=regraded,
                 error=extra.error if extra else None,
                 notes=tuple(extra.notes) if extra else (),
-                diagnosis=_diagnosis(saved, extra) if name in program else None,
+                diagnosis=_diagnosis(saved, extra) if name in work.program else None,
+                kind=ref.kind if regraded and ref is not None else None,
+                saved_passed=extra.saved_passed if extra else None,
+                saved_score=extra.saved_score if extra else None,
             )
         )
     return RunGrade(
@@ -373,6 +402,7 @@ def _run_grade(
         status=run_status(verdicts),
         verdicts=tuple(verdicts),
         duration_ms=run.duration_ms,
+        ungraded=tuple(sorted(grader for index, grader in work.ungraded if index == run_index)),
     )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from waza_ci.errors import InputError, Location
 from waza_ci.grading.assemble import RegradedFile, with_digest
-from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch
+from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch, regraded_graders
 from waza_ci.waza.results import ResultsFile, load_results
 from waza_ci.waza.scoring import TaskGrade, Verdict
 from waza_ci.waza.spec import PROGRAM_KIND, EvalSpec
@@ -75,20 +75,31 @@ class DurationTable:
     """For executions the files never recorded: the mean of all, or 1 when there is none."""
 
     def estimate(self, execution: Execution) -> int:
+        if execution.in_process:
+            return IN_PROCESS_COST_MS  # microseconds: a recorded duration is 0 ms anyway
         key = (execution.match.task.id, execution.grader.name)
         return max(1, self.by_grader.get(key, self.fallback))
 
 
+PROCESS_COST = 1000
+"""Without recorded durations, an execution that starts a process (`program`, `code`) weighs
+this much against one graded in this process: a process start costs milliseconds, an
+in-process check microseconds (benchmarks/inprocess_graders.py measures the ratio)."""
+IN_PROCESS_COST_MS = 1
+PROCESS_KINDS = frozenset({PROGRAM_KIND, "code"})
+
+
 def load_shard_weights(paths: Sequence[Path]) -> DurationTable:
-    """Read the `duration_ms` of every program verdict in earlier regraded results files
-    (waza-ci's `--output`, merged or not); the task id and grader name are the key."""
+    """Read the `duration_ms` of every verdict of a process kind (`program`, `code`) in
+    earlier regraded results files (waza-ci's `--output`, merged or not); the task id and
+    grader name are the key. In-process verdicts need no record: they cost next to nothing."""
     samples: dict[tuple[str, str], list[int]] = defaultdict(list)
     for path in paths:
         results = load_results(path)
         for task in results.model.tasks:
             for run in task.runs:
                 for name, verdict in (run.validations or {}).items():
-                    if verdict.type == PROGRAM_KIND:
+                    if verdict.type in PROCESS_KINDS:
                         samples[(task.test_id, name)].append(max(0, verdict.duration_ms))
     everything = [value for values in samples.values() for value in values]
     return DurationTable(
@@ -152,7 +163,7 @@ def select_shard(
     def weight(match: TaskMatch) -> int:
         executions = per_task[id(match)]
         if durations is None:
-            return len(executions)
+            return sum(PROCESS_COST if not e.in_process else 1 for e in executions)
         return sum(durations.estimate(execution) for execution in executions)
 
     assigned = assign_shards(
@@ -307,8 +318,10 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
             for ref in task.graders.values()
         ],
         "program_graders": [grader.name for grader in match.task.program_graders],
+        "regraded_graders": [grader.name for grader in regraded_graders(match.task)],
         # What the results file does not hold about a verdict: that it was a grader error
-        # (the error text, its kind, a timeout's limit) and the report's notes.
+        # (the error text, its kind, a timeout's limit), the report's notes, and what the
+        # original results file said of it (a verdict that flipped since the run).
         "verdicts": [
             {
                 "run": run_index,
@@ -316,12 +329,24 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
                 "error": verdict.error,
                 "notes": list(verdict.notes),
                 **_problem(verdict),
+                **_saved(verdict),
             }
             for run_index, run in enumerate(task.runs)
             for verdict in run.verdicts
-            if verdict.error is not None or verdict.notes
+            if verdict.error is not None or verdict.notes or verdict.saved_passed is not None
+        ],
+        "ungraded": [
+            {"run": run_index, "grader": name}
+            for run_index, run in enumerate(task.runs)
+            for name in run.ungraded
         ],
     }
+
+
+def _saved(verdict: Verdict) -> dict[str, Any]:
+    if verdict.saved_passed is None:
+        return {}
+    return {"saved_passed": verdict.saved_passed, "saved_score": verdict.saved_score}
 
 
 def _problem(verdict: Verdict) -> dict[str, Any]:
