@@ -1,0 +1,214 @@
+"""What grading in this process costs: 10,000 saved runs × 5 in-process graders, against
+loading and writing the same results file; and one in-process verdict against the same check
+done by a `program` grader.
+
+1. Load + write (baseline): `load_results` of a results file of 100 tasks × 100 runs (short
+   outputs, a session digest each) and `write_results` of it, the least any re-grading does.
+   Grading: the same file through the engine (`prepare_grading`, `run_grading`, writing the
+   regraded file), with five in-process graders per task: `text` (a substring and an RE2
+   pattern), `behavior`, `tool_calls`, `skill_invocation` and the task's
+   `expected.output_contains`. The figure is how much grading adds: (grading − baseline) /
+   baseline. Goal: at most 0.5.
+2. One verdict: the same substring check as a `text` grader and as a `program` grader
+   (`grep -qi` over stdin), over 200 runs each, time per verdict. Goal: at least 100×.
+
+Runs alternate; the fastest of `--repeats` counts.
+
+    python benchmarks/inprocess_graders.py [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from waza_ci.engine import GradeRequest, prepare_grading, run_grading
+from waza_ci.waza.results import load_results, write_results
+
+TASKS = 100
+RUNS = 100
+ADDED_GOAL = 0.5
+VERDICT_GOAL = 100.0
+
+IN_PROCESS_GRADERS = """\
+graders:
+  - name: mentions
+    type: text
+    config:
+      contains: [answer]
+      regex_match: ['\\d+ steps?']
+  - name: thrifty
+    type: behavior
+    config:
+      max_tool_calls: 20
+      forbidden_tools: [rm]
+  - name: edits
+    type: tool_calls
+    config:
+      required_tools: [edit]
+      max_calls: 20
+  - name: skills
+    type: skill_invocation
+    config:
+      required_skills: [review]
+"""
+
+
+def results_doc(tasks: int, runs: int) -> dict[str, Any]:
+    def run(number: int) -> dict[str, Any]:
+        return {
+            "run_number": number,
+            "status": "passed",
+            "duration_ms": 1200,
+            "final_output": f"the answer is 42, found in {number} steps",
+            "session_digest": {
+                "tool_call_count": 3,
+                "tools_used": ["view", "edit", "bash"],
+                "tool_calls": [
+                    {"name": name, "arguments": {"path": "src/a.py"}}
+                    for name in ("view", "edit", "bash")
+                ],
+                "usage": {"input_tokens": 900, "output_tokens": 300},
+            },
+            "skill_invocations": [{"name": "review", "path": "skills/review/SKILL.md"}],
+            "validations": {},
+        }
+
+    return {
+        "eval_id": "bench",
+        "eval_name": "bench",
+        "timestamp": "2026-12-01T00:00:00Z",
+        "config": {"runs_per_test": runs, "model": "m", "timeout_seconds": 300},
+        "summary": {"total_tests": tasks, "succeeded": tasks, "duration_ms": 1},
+        "tasks": [
+            {
+                "test_id": f"t{task:03d}",
+                "display_name": f"t{task:03d}",
+                "status": "passed",
+                "runs": [run(number) for number in range(1, runs + 1)],
+            }
+            for task in range(tasks)
+        ],
+    }
+
+
+def write_project(root: Path, graders: str, tasks: int, runs: int, *, expected: bool) -> None:
+    (root / "tasks").mkdir(parents=True)
+    (root / "eval.yaml").write_text("name: bench\ntasks: ['tasks/*.yaml']\n" + graders)
+    extra = "expected:\n  output_contains: [answer]\n" if expected else ""
+    for task in range(tasks):
+        (root / "tasks" / f"t{task:03d}.yaml").write_text(f"id: t{task:03d}\n{extra}")
+    (root / "results.json").write_text(json.dumps(results_doc(tasks, runs)))
+
+
+def load_and_write(root: Path) -> None:
+    results = load_results(root / "results.json")
+    with (root / "copy.json").open("wb") as out:
+        write_results(results.raw, out)
+
+
+def grade_and_write(root: Path) -> int:
+    request = GradeRequest(
+        eval_path=root / "eval.yaml",
+        results=[str(root / "results.json")],
+        working_directory=root,
+        workspace=root,
+        jobs=1,
+        grader_env={"PATH": os.environ.get("PATH", "")},
+        temp_dir=tempfile.gettempdir(),
+    )
+    report = run_grading(prepare_grading(request))
+    with (root / "regraded.json").open("wb") as out:
+        write_results(report.regraded[0].raw, out)
+    return sum(len(run.verdicts) for task in report.summary.tasks for run in task.runs)
+
+
+def fastest(repeats: int, *steps: Callable[[], object]) -> list[float]:
+    """Each step's fastest time over `repeats` rounds, the steps alternating in each round."""
+    best = [float("inf")] * len(steps)
+    for _ in range(repeats):
+        for index, step in enumerate(steps):
+            started = time.perf_counter()
+            step()
+            best[index] = min(best[index], time.perf_counter() - started)
+    return best
+
+
+def measure_added(repeats: int) -> tuple[float, float, int]:
+    with tempfile.TemporaryDirectory(prefix="waza-ci-bench-") as temp:
+        root = Path(temp)
+        write_project(root, IN_PROCESS_GRADERS, TASKS, RUNS, expected=True)
+        verdicts = grade_and_write(root)  # warm-up, and the count of verdicts made
+        base, graded = fastest(repeats, lambda: load_and_write(root), lambda: grade_and_write(root))
+    return base, graded, verdicts
+
+
+def measure_verdict(repeats: int, runs: int = 200) -> tuple[float, float]:
+    """Seconds per verdict: (text grader, program grader), the same substring check."""
+    grep = shutil.which("grep")
+    if grep is None:
+        raise SystemExit("no `grep` on PATH")
+    text = "graders:\n  - {name: says, type: text, config: {contains: [answer]}}\n"
+    program = (
+        "graders:\n  - name: says\n    type: program\n"
+        f"    config: {{command: {json.dumps(grep)}, args: ['-qi', 'answer']}}\n"
+    )
+    with tempfile.TemporaryDirectory(prefix="waza-ci-bench-") as temp:
+        text_root, program_root = Path(temp) / "text", Path(temp) / "program"
+        write_project(text_root, text, 1, runs, expected=False)
+        write_project(program_root, program, 1, runs, expected=False)
+        in_process, process = fastest(
+            repeats, lambda: _grading_only(text_root), lambda: _grading_only(program_root)
+        )
+    return in_process / runs, process / runs
+
+
+def _grading_only(root: Path) -> None:
+    prepared = prepare_grading(
+        GradeRequest(
+            eval_path=root / "eval.yaml",
+            results=[str(root / "results.json")],
+            working_directory=root,
+            workspace=root,
+            jobs=1,
+            grader_env={"PATH": os.environ.get("PATH", "")},
+            temp_dir=tempfile.gettempdir(),
+        )
+    )
+    run_grading(prepared)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    base, graded, verdicts = measure_added(args.repeats)
+    added = (graded - base) / base
+    print(f"{TASKS * RUNS:,} runs, {verdicts:,} in-process verdicts")
+    print(f"  load + write (baseline) {base:.2f} s")
+    print(f"  grade + write           {graded:.2f} s")
+    print(
+        f"  grading adds {added:.2f}× the baseline "
+        f"(goal <= {ADDED_GOAL}: {'met' if added <= ADDED_GOAL else 'NOT met'})"
+    )
+    in_process, process = measure_verdict(args.repeats)
+    ratio = process / in_process
+    print(f"one verdict: text {in_process * 1e6:.0f} µs, program (grep) {process * 1e3:.2f} ms")
+    print(
+        f"  the program grader costs {ratio:.0f}× the in-process one "
+        f"(goal >= {VERDICT_GOAL:.0f}: {'met' if ratio >= VERDICT_GOAL else 'NOT met'})"
+    )
+
+
+if __name__ == "__main__":
+    main()
