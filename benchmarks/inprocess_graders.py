@@ -7,7 +7,7 @@ done by a `program` grader.
    Grading: the same file through the engine (`prepare_grading`, `run_grading`, writing the
    regraded file), with five in-process graders per task: `text` (a substring and an RE2
    pattern), `behavior`, `tool_calls`, `skill_invocation` and the task's
-   `expected.output_contains`. The figure is how much grading adds: (grading − baseline) /
+   `expected.output_contains`. The figure is how much grading adds: (grading - baseline) /
    baseline. Goal: at most 0.5.
 2. One verdict: the same substring check as a `text` grader and as a `program` grader
    (`grep -qi` over stdin), over 200 runs each, time per verdict of the grading alone (the
