@@ -1,4 +1,4 @@
-# waza-ci container action: re-grades saved waza results with program graders.
+# waza-ci container action: re-grades saved waza results with every grader that needs no model.
 #
 # GitHub's runner builds this file on every job that uses the action (build context:
 # this folder), and this project's CI builds it with Docker's legacy builder, so it keeps
@@ -32,7 +32,7 @@ RUN pip wheel --no-deps --no-build-isolation --wheel-dir /build/wheels /build/sr
 FROM python:3.12-slim
 
 LABEL org.opencontainers.image.title="waza-ci" \
-      org.opencontainers.image.description="Re-grade saved waza eval results with program graders and report to GitHub" \
+      org.opencontainers.image.description="Re-grade saved waza eval results with every grader that needs no model and report to GitHub" \
       org.opencontainers.image.licenses="MIT"
 
 # PYTHONUNBUFFERED keeps log lines and workflow commands in order with grader output.
