@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FAST_PATH, make_run
+from tests.conftest import FAST_PATH, make_run, require_shared
 from tests.graders.harness import Loaded, grade, grade_raw, grader_task
+from tests.graders.test_expected import wild_graders
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderJob, GraderSetup
@@ -493,3 +494,13 @@ def test_undecodable_results(stdout: str, problem: str) -> None:
         caught.value.message
         == f"failed to deserialize output ({stdout}) from assertions: {problem}"
     )
+
+
+def test_every_code_grader_of_the_wild_corpus_loads() -> None:
+    graders = wild_graders(require_shared("waza-wild"), "code")
+    assert len(graders) > 50
+    for grader in graders:
+        kind = kind_of(grader)
+        assert kind is not None
+        config = kind.configure(grader)
+        assert config.assertions and config.creation_error is None, grader.location

@@ -10,8 +10,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_run
+from tests.conftest import make_run, require_shared
 from tests.graders.harness import Loaded, grade, grade_raw, load_task
+from waza_ci.errors import InputError
+from waza_ci.graders import kind_of
+from waza_ci.waza.spec import GraderSpec, load_eval
 
 
 def expected_task(folder: Path, **lists: list[Any]) -> Loaded:
@@ -192,3 +195,30 @@ def test_the_verdict_is_a_regraded_expected_check_without_details(tmp_path: Path
     assert result.raw["type"] == ""
     assert result.verdict.kind == "expected"
     assert result.verdict.regraded and result.verdict.error is None
+
+
+def wild_graders(corpus: Path, kind: str) -> list[GraderSpec]:
+    """Every grader of `kind` in the corpus's eval specs that load (once each)."""
+    found: dict[int, GraderSpec] = {}
+    for path in sorted(corpus.rglob("*.yaml")):
+        if "eval" not in path.name:
+            continue
+        try:
+            spec = load_eval(path, working_directory=path.parent)
+        except InputError:
+            continue  # not a spec, or one waza refuses too (test_wild_corpus.py says which)
+        for task in spec.tasks:
+            found.update((id(g), g) for g in task.graders if g.kind == kind)
+    return list(found.values())
+
+
+def test_every_expected_check_of_the_wild_corpus_grades() -> None:
+    graders = wild_graders(require_shared("waza-wild"), "expected")
+    assert len(graders) > 100
+    run = make_run(final_output="")
+    for grader in graders:
+        kind = kind_of(grader)
+        assert kind is not None
+        config = kind.configure(grader)
+        assert config.strings, grader.location
+        assert config.check(config, run["final_output"]).score in (0.0, 1.0)

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.conftest import make_run
+from tests.conftest import make_run, require_shared
 from tests.graders.harness import Loaded, grade, grade_raw, grader_task, load_task
+from tests.graders.test_expected import wild_graders
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderJob, GraderSetup
@@ -586,3 +588,41 @@ def test_an_eval_level_grader_scores_each_task_s_own_prompt(tmp_path: Path) -> N
     )
     loaded = load_task(tmp_path, "id: t\ninputs: {prompt: publish api}\n", eval_graders)
     assert grade_raw(loaded, "trig", make_run())["details"]["matched_count"] == 2
+
+
+def test_a_real_skill_md_s_use_for_list(tmp_path: Path) -> None:
+    # waza's own example skill: a block-scalar description with every label of the parser.
+    corpus = require_shared("waza-wild")
+    path = corpus / "runs/microsoft-waza/snapshot-091a1f9e/examples/code-explainer/SKILL.md"
+    write_skill(tmp_path, path.read_text(encoding="utf-8"))
+    loaded = trigger_task(
+        tmp_path, {"skill_path": "skill", "mode": "positive"}, "Can you walk through this?"
+    )
+    raw = grade_raw(loaded, "trig", make_run())
+    # "walk through this algorithm" is 3 tokens ("this" is a stop word), 2 in the prompt.
+    assert raw["details"]["phrase_score"] == 2 / 3
+    assert trigger_phrases(_description(path)) == [
+        "explain code",
+        "what does this code do",
+        "break down this function",
+        "help me understand this",
+        "walk through this algorithm",
+        "clarify this logic",
+        "explain this snippet",
+        "describe what happens here",
+    ]
+
+
+def _description(skill_md: Path) -> str:
+    front = skill_md.read_text(encoding="utf-8").split("\n---", 1)[0].removeprefix("---\n")
+    return str(yaml.safe_load(front)["description"])
+
+
+def test_every_trigger_grader_of_the_wild_corpus_loads() -> None:
+    corpus = require_shared("waza-wild")
+    graders = wild_graders(corpus, "trigger")
+    assert len(graders) > 20
+    for grader in graders:
+        kind = kind_of(grader)
+        assert kind is not None
+        assert kind.configure(grader).creation_error is None, grader.location
