@@ -418,6 +418,7 @@ def test_a_runner_past_the_timeout_is_killed(tmp_path: Path) -> None:
     )
     assert result.verdict.diagnosis is not None
     assert result.verdict.diagnosis.problem == PROBLEM_TIMED_OUT
+    assert result.verdict.notes == ("timed out after 1 s",)  # waza itself sets no limit
 
 
 # --- the pieces -----------------------------------------------------------------------------

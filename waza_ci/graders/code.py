@@ -31,6 +31,7 @@ from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError
 from waza_ci.graders.params import decode_params
+from waza_ci.graders.program import outcome_notes
 from waza_ci.sandbox.goexec import CannotStart, resolve_executable
 from waza_ci.sandbox.outcome import ProgramOutcome
 from waza_ci.sandbox.program import run_program
@@ -129,7 +130,8 @@ class CodeGrader:
         try:
             results = decode_results(outcome.stdout)
         except GoError as err:
-            return _error(job, err, outcome.duration_ms, _diagnosis(job, outcome))
+            diagnosis = _diagnosis(job, outcome)
+            return _error(job, err, outcome.duration_ms, diagnosis, outcome_notes(outcome))
         failures = [
             f"Failed: {assertion}" if result == "fail" else f"Failed: {assertion}: {result}"
             for assertion, result in zip(config.assertions, results, strict=False)
@@ -184,6 +186,8 @@ def python_interpreter(env: Mapping[str, str], cwd: str) -> str:
             cwd=cwd,
             timeout_s=PYTHON_PROBE_TIMEOUT_S,
         )
+        if probe.cancelled:
+            return "python"  # nothing runs any more; the probe says nothing about python3
         found = candidate if probe.started and probe.exit_error is None else "python"
     with _python_lock:
         _python_found[key] = found
@@ -361,7 +365,7 @@ def _run_failure(job: GraderJob, outcome: ProgramOutcome, language: Language) ->
     error = GoError(
         f"failed to execute inline script for assertions ({outcome.stdout}): {outcome.exit_error}"
     )
-    notes = (language.install_hint,) if not outcome.started else ()
+    notes = outcome_notes(outcome) + ((language.install_hint,) if not outcome.started else ())
     return _error(job, error, outcome.duration_ms, diagnosis, notes)
 
 

@@ -13,6 +13,7 @@ strings hold the strings exactly as the YAML gives them, in list order.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -85,7 +86,13 @@ class ExpectedChecks(InProcessGrader[ExpectedStrings]):
         return ExpectedStrings(check, strings, tuple(go_lower(s) for s in strings))
 
     def evaluate(self, config: ExpectedStrings, job: GraderJob) -> Outcome:
-        return config.check(config, go_lower(job.run.final_output))
+        return config.check(config, _lowered(job.run.final_output))
+
+
+@functools.lru_cache(maxsize=8)
+def _lowered(output: str) -> str:
+    # A run's three checks (on as many threads) lower its output once.
+    return go_lower(output)
 
 
 def _strings(node: yaml.Node | None) -> tuple[str, ...]:

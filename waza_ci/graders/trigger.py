@@ -57,6 +57,10 @@ class TriggerConfig:
     skills: dict[str, SkillTriggers | SkillError] = field(default_factory=dict)
     """By resolved path (one per working directory); an error is kept like a result."""
     prompts: dict[tuple[str, str], str | TaskLoadError] = field(default_factory=dict)
+    scores: dict[tuple[int, str], tuple[float, float, tuple[str, ...]]] = field(
+        default_factory=dict
+    )
+    """By SKILL.md (the identity of its cached triggers) and prompt."""
 
 
 class TriggerGrader(InProcessGrader[TriggerConfig]):
@@ -89,7 +93,11 @@ class TriggerGrader(InProcessGrader[TriggerConfig]):
             raise GoError(config.creation_error, at_creation=True)
         skill = _skill(config, job.setup.working_directory)
         prompt = _prompt(config, job.task)
-        score, phrase_score, matched = score_prompt(skill, prompt)
+        key = (id(skill), prompt)
+        scored = config.scores.get(key)
+        if scored is None:  # every run of a task has the same prompt, hence the same score
+            scored = config.scores[key] = score_prompt(skill, prompt)
+        score, phrase_score, matched = scored
         return Outcome(
             score,
             *_verdict(config.mode, score, config.threshold),
@@ -97,7 +105,7 @@ class TriggerGrader(InProcessGrader[TriggerConfig]):
                 "mode": config.mode,
                 "threshold": config.threshold,
                 "skill_path": config.skill_path,
-                "matched_keywords": matched or None,  # Go's nil slice: null
+                "matched_keywords": list(matched) or None,  # Go's nil slice: null
                 "matched_count": len(matched),
                 "keyword_count": len(skill.keywords),
                 "phrase_score": phrase_score,
@@ -179,13 +187,13 @@ def read_prompt_file(task: TaskSpec) -> str:
     raise TaskLoadError(f"test case {task.path}: {problem}")
 
 
-def score_prompt(skill: SkillTriggers, prompt: str) -> tuple[float, float, list[str]]:
+def score_prompt(skill: SkillTriggers, prompt: str) -> tuple[float, float, tuple[str, ...]]:
     """(score, phrase score, matched keywords in first-seen order) of a prompt."""
     tokens = tokenize(prompt)
     if not tokens:
-        return 0.0, 0.0, []
+        return 0.0, 0.0, ()
     unique = set(tokens)
-    matched = list(dict.fromkeys(t for t in tokens if t in skill.keywords))
+    matched = tuple(dict.fromkeys(t for t in tokens if t in skill.keywords))
     token_score = len(matched) / len(unique)
     phrase_score = _best_phrase_score(skill.phrases, prompt, unique)
     return max(token_score, phrase_score), phrase_score, matched
