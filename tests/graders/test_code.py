@@ -296,6 +296,13 @@ LOAD_ERRORS = [
         id="no-config",
     ),
     pytest.param(
+        # A task-level entry may have `assertions:` beside `type:`, but waza grades only
+        # config.assertions.
+        "type: code\nname: c\nassertions: [len(output) > 0]",
+        'code grader "c": must have at least one assertion in config.assertions',
+        id="assertions-beside-type",
+    ),
+    pytest.param(
         "type: code\nname: c\nconfig: {assertions: [x], lang: js}",
         'invalid grader config for "c" (type "code"): failed to decode grader parameters of'
         " type models.InlineScriptGraderParameters: yaml: unmarshal errors: line 1: field lang"
