@@ -17,15 +17,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from waza_ci.graders.base import GraderKind
+from waza_ci.graders.code import CodeGrader
+from waza_ci.graders.expected import ExpectedChecks
 from waza_ci.graders.program import ProgramGrader
+from waza_ci.graders.trigger import TriggerGrader
 from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.spec import GraderSpec
 
 KEPT_KINDS = MODEL_KINDS
 """Kinds whose saved verdict is kept: they need a model."""
 
-KINDS: Mapping[str, GraderKind] = {grader.kind: grader for grader in (ProgramGrader(),)}
-SYNTHETIC_KINDS: Mapping[str, GraderKind] = {}
+KINDS: Mapping[str, GraderKind] = {
+    grader.kind: grader
+    for grader in (
+        ProgramGrader(),
+        CodeGrader(),
+        TriggerGrader(),
+    )
+}
+SYNTHETIC_KINDS: Mapping[str, GraderKind] = {grader.kind: grader for grader in (ExpectedChecks(),)}
 """Kinds of the checks waza makes from a task's `expected:` block (never written as `type`)."""
 
 
