@@ -34,6 +34,7 @@ from waza_ci.waza.spec_schema import (
 from waza_ci.waza.yaml_doc import at, is_null
 
 _TAG = "tag:yaml.org,2002:"
+_SHOWN_MAX = 10
 _YAML12_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)")
 _GO_TYPES = {STR: "string", INT: "int", FLOAT: "float64", BOOL: "bool", ANY: "interface {}"}
 _TRUE_WORDS = frozenset(("true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"))
@@ -71,17 +72,22 @@ def _unmarshal_text(err: ShapeError, config: yaml.Node, go_type: str, shape: Str
     if err.message.startswith("unknown key"):
         problem = f"field {field_name} not found in type models.{go_type}"
     else:
-        expected = _shape_at(shape, err.path)
-        found = err.node.value if isinstance(err.node, yaml.ScalarNode) else None
-        tag = err.node.tag.removeprefix(_TAG)
-        if found is not None and expected is not None:
-            problem = f"cannot unmarshal !!{tag} `{found}` into {_go_type(expected)}"
-        else:
-            problem = f"cannot unmarshal !!{_yaml_kind(err.node)} into {_go_type(expected)}"
+        problem = f"cannot unmarshal !!{_yaml_kind(err.node)}{_shown_value(err.node)} into " + (
+            _go_type(_shape_at(shape, err.path))
+        )
     return (
         f"failed to decode grader parameters of type models.{go_type}: "
         f"yaml: unmarshal errors: line {line}: {problem}"
     )
+
+
+def _shown_value(node: yaml.Node) -> str:
+    """The value in yaml.v3's type error: none for a list or map, else in backquotes, cut to
+    its first 7 characters and `...` when longer than 10."""
+    if not isinstance(node, yaml.ScalarNode):
+        return ""
+    value = str(node.value)
+    return f" `{value[:7]}...`" if len(value) > _SHOWN_MAX else f" `{value}`"
 
 
 def _yaml_kind(node: yaml.Node) -> str:
