@@ -4,7 +4,6 @@ with yaml.v3's error texts, and untyped values with YAML 1.2's rules."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ SHAPE = Struct(
 
 def _grader(config_yaml: str) -> GraderSpec:
     doc = yaml.compose("- name: says\n  type: text\n" + textwrap.indent(config_yaml, "  "))
+    assert isinstance(doc, yaml.SequenceNode)
     entry = doc.value[0]
     return GraderSpec("says", "text", 1.0, Location("eval.yaml", 1), config=child(entry, "config"))
 
@@ -85,5 +85,7 @@ def test_untyped_values_follow_yaml_1_2() -> None:
     assert decoded["schema"] == {"a": "yes", "b": 1000.0, "c": True, "d": "1e3", "e": ["on", 2]}
 
 
-def test_yaml12_value_keeps_mapping_keys_as_text(tmp_path: Path) -> None:
-    assert yaml12_value(yaml.compose("{1: x, true: y}")) == {"1": "x", "true": "y"}
+def test_yaml12_value_keeps_mapping_keys_as_text() -> None:
+    node = yaml.compose("{1: x, true: y}")
+    assert node is not None
+    assert yaml12_value(node) == {"1": "x", "true": "y"}
