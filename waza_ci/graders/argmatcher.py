@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from jsonschema import exceptions as schema_errors
-from jsonschema import validators
 
 from waza_ci.graders.gofmt import go_float, go_json, go_quote, go_value
 from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
@@ -199,10 +197,13 @@ def _compile_range(bounds: dict[str, float]) -> Matcher:
 def _compile_schema(schema: dict[str, Any] | None) -> Matcher:
     if not schema:
         raise MatcherError("argmatcher: json_schema matcher requires a non-empty schema")
+    # jsonschema takes a tenth of a second to import: only specs with a schema matcher pay it.
+    from jsonschema import exceptions, validators  # noqa: PLC0415
+
     validator_class = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
         validator_class.check_schema(schema)
-    except schema_errors.SchemaError as err:
+    except exceptions.SchemaError as err:
         raise MatcherError(f"argmatcher: invalid json_schema: {err.message}") from None
     return Matcher("json_schema", schema, validator=validator_class(schema))
 
@@ -450,7 +451,9 @@ def _mismatch_schema(validator: Any, actual: Any) -> str | None:
         instance = normalized(actual)
     except _NotJSON as err:
         return f"json_schema: {err}"
-    error = schema_errors.best_match(validator.iter_errors(instance))
+    from jsonschema.exceptions import best_match  # noqa: PLC0415 - imported with the schema
+
+    error = best_match(validator.iter_errors(instance))
     return None if error is None else f"json_schema: {error.message}"
 
 

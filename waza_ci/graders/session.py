@@ -32,26 +32,27 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: Mapping[str, str]
-    """The known arguments, all five keys, "" where absent (as waza's struct holds them)."""
+    given: Mapping[str, Any]
+    """The `arguments` object as written; only the known keys are ever read."""
 
     def argument(self, key: str) -> str:
-        return self.arguments.get(key, "")
+        """A known argument as waza's struct holds it: "" when absent."""
+        return _text(self.given.get(key))
 
     def matcher_arguments(self) -> dict[str, Any]:
-        """The arguments argument matchers see: empty strings are left out, so an empty
-        `command` is "not present on tool call"."""
-        return {key: value for key, value in self.arguments.items() if value != ""}
+        """The arguments argument matchers see: the known ones, empty strings left out (an
+        empty `command` is "not present on tool call")."""
+        return {key: value for key in KNOWN_ARGUMENTS if (value := self.argument(key)) != ""}
 
 
 @dataclass(frozen=True)
 class Session:
-    """The run's session digest, with Go's zero values where the file says nothing."""
+    """The run's session digest, with Go's zero values where the file says nothing. The
+    calls are read separately (`tool_calls_of`): most kinds never look at them."""
 
     tool_call_count: int
     tools_used: list[str] | None
     """As written; None for a Go nil slice (null), which `details` echo as null."""
-    tool_calls: tuple[ToolCall, ...]
     usage: UsageStats | None
 
     @property
@@ -75,13 +76,16 @@ class ToolEvent:
 def session_of(run: SavedRun) -> Session:
     digest = run.session_digest
     if digest is None:
-        return Session(tool_call_count=0, tools_used=None, tool_calls=(), usage=None)
-    return Session(
-        tool_call_count=digest.tool_call_count,
-        tools_used=digest.tools_used,
-        tool_calls=tuple(_tool_call(raw) for raw in digest.tool_calls or ()),
-        usage=digest.usage,
-    )
+        return Session(tool_call_count=0, tools_used=None, usage=None)
+    return Session(digest.tool_call_count, digest.tools_used, digest.usage)
+
+
+def tool_calls_of(run: SavedRun) -> tuple[ToolCall, ...]:
+    """`session_digest.tool_calls`, in order (none without a digest)."""
+    digest = run.session_digest
+    if digest is None or not digest.tool_calls:
+        return ()
+    return tuple(_tool_call(raw) for raw in digest.tool_calls)
 
 
 def tool_events_of(run: SavedRun) -> tuple[ToolEvent, ...]:
@@ -96,11 +100,10 @@ def skill_names(run: SavedRun) -> list[str]:
 def _tool_call(raw: Any) -> ToolCall:
     entry = raw if isinstance(raw, dict) else {}
     arguments = entry.get("arguments")
-    given = arguments if isinstance(arguments, dict) else {}
     return ToolCall(
         id=_text(entry.get("id")),
         name=_text(entry.get("name")),
-        arguments={key: _text(given.get(key)) for key in KNOWN_ARGUMENTS},
+        given=arguments if isinstance(arguments, dict) else {},
     )
 
 

@@ -29,7 +29,7 @@ from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
-from waza_ci.graders.session import ToolCall, ToolEvent, session_of, tool_events_of
+from waza_ci.graders.session import ToolCall, ToolEvent, tool_calls_of, tool_events_of
 from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, INT, STR, ListOf, MapOf, Struct
@@ -89,10 +89,10 @@ class ToolCallsGrader(InProcessGrader[ToolCallsConfig]):
     def evaluate(self, config: ToolCallsConfig, job: GraderJob) -> Outcome:
         if config.construction_error is not None:
             raise GoError(config.construction_error, at_creation=True)
-        calls = session_of(job.run).tool_calls
+        calls = tool_calls_of(job.run)
         called = dict.fromkeys(call.name for call in calls)  # first-seen order
         checks, failures = _list_and_count_checks(config, called, len(calls))
-        events = tool_events_of(job.run) if config.expectations else ()
+        events = _Events(tool_events_of(job.run) if config.expectations else ())
         results = []
         for expectation in config.expectations:
             checks += 1
@@ -179,7 +179,7 @@ def _expectation(name: str, index: int, tool: str, matchers: ArgMatchers) -> Exp
 
 
 def _evaluate(
-    expectation: Expectation, calls: tuple[ToolCall, ...], events: tuple[ToolEvent, ...]
+    expectation: Expectation, calls: tuple[ToolCall, ...], events: _Events
 ) -> dict[str, Any]:
     """One expectation against the calls in order: the first call that satisfies it, or the
     reason the last call with a matching name gave."""
@@ -209,11 +209,9 @@ def _evaluate(
     return detail
 
 
-def _arguments(
-    call: ToolCall, index: int, events: tuple[ToolEvent, ...]
-) -> tuple[dict[str, Any] | None, str]:
+def _arguments(call: ToolCall, index: int, events: _Events) -> tuple[dict[str, Any] | None, str]:
     """The argument map the matchers see for this call, or None and the reason it has none."""
-    event = _event_for(call, index, events)
+    event = events.of_call(call, index)
     if event is None:
         return call.matcher_arguments(), ""
     if event.args is None:
@@ -227,13 +225,20 @@ def _arguments(
     )
 
 
-def _event_for(call: ToolCall, index: int, events: tuple[ToolEvent, ...]) -> ToolEvent | None:
-    """The tool event recorded for this call: the one with its id, else the one at its
-    position when it names the same tool."""
-    if call.id:
+class _Events:
+    """A run's tool events, indexed by call id (the first event with an id wins)."""
+
+    def __init__(self, events: tuple[ToolEvent, ...]) -> None:
+        self.events = events
+        self.by_id: dict[str, ToolEvent] = {}
         for event in events:
-            if event.tool_call_id == call.id:
-                return event
-    if index < len(events) and events[index].tool_name == call.name:
-        return events[index]
-    return None
+            self.by_id.setdefault(event.tool_call_id, event)
+
+    def of_call(self, call: ToolCall, index: int) -> ToolEvent | None:
+        """The event recorded for this call: the one with its id, else the one at its
+        position when it names the same tool."""
+        if call.id and call.id in self.by_id:
+            return self.by_id[call.id]
+        if index < len(self.events) and self.events[index].tool_name == call.name:
+            return self.events[index]
+        return None

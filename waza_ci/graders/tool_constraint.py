@@ -27,7 +27,7 @@ from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
-from waza_ci.graders.session import Session, ToolCall, session_of
+from waza_ci.graders.session import Session, ToolCall, session_of, tool_calls_of
 from waza_ci.graders.tool_names import matches_tool_call_name
 from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.waza.spec import GraderSpec
@@ -72,7 +72,7 @@ class ToolSpec:
             return False
         if not all(matches(pattern, call.argument(arg)) for arg, pattern in self.qualifiers):
             return False
-        return not argument_failures(self.matchers, call.matcher_arguments())
+        return not self.matchers or not argument_failures(self.matchers, call.matcher_arguments())
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ class ToolConstraintGrader(InProcessGrader[ToolConstraintConfig]):
         if config.construction_error is not None:
             raise GoError(config.construction_error, at_creation=True)
         session = session_of(job.run)
-        calls = session.tool_calls
+        calls = tool_calls_of(job.run)
         failures = [
             f"Expected tool not used: {spec.description}"
             for spec in config.expect

@@ -10,6 +10,8 @@ view are `read`; writefile, filewrite and edit are `write`; runcommand is `bash`
 
 from __future__ import annotations
 
+import functools
+
 from waza_ci.graders.gofmt import go_lower
 from waza_ci.sandbox.goexec import go_trim_space
 
@@ -35,8 +37,10 @@ def canonical_tool_name(name: str) -> str:
     return _ALIASES.get(name, name)
 
 
+@functools.lru_cache(maxsize=4096)
 def matches_tool_call_name(declared: str, observed: str) -> bool:
-    """Whether an `allow_only` entry's `tool` names the observed call's tool."""
+    """Whether an `allow_only` entry's `tool` names the observed call's tool. Cached: a
+    spec's few names meet the same few tool names in every run."""
     declared = go_lower(go_trim_space(declared))
     observed = go_lower(go_trim_space(observed))
     if ":" not in observed:
