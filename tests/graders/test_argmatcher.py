@@ -8,13 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from waza_ci.graders.argmatcher import (
-    Matcher,
-    MatcherError,
-    argument_failures,
-    decode_matcher,
-    go_yaml_value,
-)
+from waza_ci.graders.argmatcher import Matcher, argument_failures
+from waza_ci.graders.argmatcher_decode import MatcherError, decode_matcher, go_yaml_value
 
 
 def _matcher(text: str) -> Matcher:

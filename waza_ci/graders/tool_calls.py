@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from waza_ci.graders.argmatcher import ArgMatchers, argument_failures, listed_arg_matchers
+from waza_ci.graders.argmatcher import ArgMatchers, argument_failures
+from waza_ci.graders.argmatcher_decode import listed_arg_matchers
 from waza_ci.graders.base import GraderJob
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
