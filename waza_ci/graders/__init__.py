@@ -9,7 +9,8 @@ goregex.py     regular expressions with Go's semantics and error texts (RE2)
 program.py     `program`: an external program in the sandbox, judged by its exit code
 behavior.py, tool_calls.py, tool_constraint.py, action_sequence.py, skill_invocation.py
                the agent's session: tool use, limits, sequences, skills (session.py reads the
-               saved run's digest; argmatcher.py and tool_names.py serve the tool kinds)
+               saved run's digest; argmatcher.py, argmatcher_decode.py and tool_names.py
+               serve the tool kinds)
 
 A `prompt` grader (an LLM judge) is not run again: it needs a model, so its saved verdict is
 kept. So is the verdict of a kind waza-ci does not know.
