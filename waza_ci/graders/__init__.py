@@ -7,6 +7,13 @@ params.py      a grader's `config`, decoded strictly as waza's factory decodes i
 gofmt.py       Go's spellings (`%q`, `%v`, JSON, ToLower) that waza's texts are made of
 goregex.py     regular expressions with Go's semantics and error texts (RE2)
 program.py     `program`: an external program in the sandbox, judged by its exit code
+code.py        `code`: inline assertions run by python3 or node (our runners in code_wrappers/)
+trigger.py     `trigger`: the task prompt against the skill's SKILL.md (skill_md.py reads it)
+expected.py    the task's `expected.output_*` checks, as waza synthesises them
+behavior.py, tool_calls.py, tool_constraint.py, action_sequence.py, skill_invocation.py
+               the agent's session: tool use, limits, sequences, skills (session.py reads the
+               saved run's digest; argmatcher.py, argmatcher_decode.py and tool_names.py
+               serve the tool kinds)
 
 A `prompt` grader (an LLM judge) is not run again: it needs a model, so its saved verdict is
 kept. So is the verdict of a kind waza-ci does not know.
@@ -16,10 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from waza_ci.graders.action_sequence import ActionSequenceGrader
 from waza_ci.graders.base import GraderKind
+from waza_ci.graders.behavior import BehaviorGrader
 from waza_ci.graders.code import CodeGrader
 from waza_ci.graders.expected import ExpectedChecks
 from waza_ci.graders.program import ProgramGrader
+from waza_ci.graders.skill_invocation import SkillInvocationGrader
+from waza_ci.graders.tool_calls import ToolCallsGrader
+from waza_ci.graders.tool_constraint import ToolConstraintGrader
 from waza_ci.graders.trigger import TriggerGrader
 from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.spec import GraderSpec
@@ -33,6 +45,11 @@ KINDS: Mapping[str, GraderKind] = {
         ProgramGrader(),
         CodeGrader(),
         TriggerGrader(),
+        BehaviorGrader(),
+        ToolCallsGrader(),
+        ToolConstraintGrader(),
+        ActionSequenceGrader(),
+        SkillInvocationGrader(),
     )
 }
 SYNTHETIC_KINDS: Mapping[str, GraderKind] = {grader.kind: grader for grader in (ExpectedChecks(),)}

@@ -95,7 +95,9 @@ class ToolPolicyDenial(Tolerant):
 
 class SessionDigest(Tolerant):
     tool_call_count: GoInt = 0
-    tools_used: GoStrs = Field(default_factory=list)
+    # null stays None: waza writes a Go nil slice as null and graders echo it in `details`
+    # (null there, [] for an empty list), so the two must stay apart.
+    tools_used: list[GoStr] | None = None
     tool_calls: list[Any] | None = None
     errors: GoStrs = Field(default_factory=list)
     usage: UsageStats | None = None

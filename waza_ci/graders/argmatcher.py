@@ -1,0 +1,222 @@
+"""Argument matchers (waza's `internal/graders/argmatcher`), shared by `tool_calls` `expect[].args`
+and `tool_constraint` tool specs' `args`: how a decoded matcher judges one argument value.
+
+A matcher is a one-key mapping: `equals: <any value>`, `regex: <RE2, case-sensitive, search>`,
+`contains: <substring>`, `range: {gte, lte, gt, lt}` or `json_schema: <schema>`; decoding and
+its load errors are in `argmatcher_decode.py`.
+
+Matching a call's argument map: matcher keys in byte order; a missing key is
+`argument "<key>": not present on tool call`, a failing matcher `argument "<key>": <reason>`.
+Values compare after a JSON round trip (every number a float64), and non-strings are matched
+by their compact Go JSON (`{"x":1}`).
+
+Deliberate difference: a `json_schema` matcher is checked by Python's `jsonschema`, so its
+failure reasons are worded differently from waza's Go validator (whether a value is valid
+agrees).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from waza_ci.graders.gofmt import go_float, go_json, go_quote, go_value
+from waza_ci.graders.goregex import GoPattern, matches
+
+KINDS = ("equals", "regex", "contains", "range", "json_schema")
+BOUNDS = ("gte", "lte", "gt", "lt")
+"""Range bounds in waza's struct order."""
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """One decoded, compiled matcher. `kind` "" is a null matcher (fails at construction)."""
+
+    kind: str
+    operand: Any = None
+    """The `equals` value, the `regex`/`contains` text, the bounds, or the schema."""
+    pattern: GoPattern | None = field(default=None, compare=False)
+    validator: Any = field(default=None, compare=False)
+
+    @property
+    def construction_error(self) -> str | None:
+        return "argmatcher: matcher kind not set" if self.kind == "" else None
+
+    def as_json(self) -> Any:
+        """The matcher as waza writes it back (`details`): its one-key input shape."""
+        if self.kind == "":
+            return None
+        return {self.kind: self.operand}
+
+    def mismatch(self, value: Any) -> str | None:
+        """None when the value satisfies the matcher, else waza's reason."""
+        check = _CHECKS.get(self.kind)
+        if check is None:
+            return f"argmatcher: unsupported matcher kind {go_quote(self.kind)}"
+        return check(self, value)
+
+
+def argument_failures(
+    matchers: Sequence[tuple[str, Matcher]], args: Mapping[str, Any]
+) -> list[str]:
+    """waza's evaluateArgMatchers: `matchers` must already be in key order."""
+    failures: list[str] = []
+    for key, matcher in matchers:
+        if key not in args:
+            failures.append(f"argument {go_quote(key)}: not present on tool call")
+            continue
+        reason = matcher.mismatch(args[key])
+        if reason is not None:
+            failures.append(f"argument {go_quote(key)}: {reason}")
+    return failures
+
+
+ArgMatchers = tuple[tuple[str, Matcher], ...]
+"""A spec's matchers by argument name, in byte order of the names (waza's checking order)."""
+
+
+# --- matching -------------------------------------------------------------------------------
+
+
+class _NotJSON(Exception):
+    """A value Go's json.Marshal refuses (NaN or an infinity)."""
+
+
+def normalized(value: Any) -> Any:
+    """A JSON round trip in Go: every number becomes a float64. Raises _NotJSON."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        number = float(value)
+        if not math.isfinite(number):
+            raise _NotJSON(f"json: unsupported value: {go_float(number)}")
+        return number
+    if isinstance(value, dict):
+        return {str(key): normalized(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalized(item) for item in value]
+    return value
+
+
+def _same(left: Any, right: Any) -> bool:
+    """reflect.DeepEqual of two normalized JSON values (a bool is never a number)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(_same, left, right))
+    if type(left) is not type(right):
+        return False
+    return bool(left == right)
+
+
+def _rendered(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return go_quote(value)
+    return go_json(value)
+
+
+def _mismatch_equals(expected: Any, actual: Any) -> str | None:
+    try:
+        want = normalized(expected)
+    except _NotJSON as err:
+        return f"argmatcher equals: cannot normalise expected: {err}"
+    try:
+        got = normalized(actual)
+    except _NotJSON as err:
+        return f"argmatcher equals: cannot normalise actual: {err}"
+    if _same(want, got):
+        return None
+    return f"expected {_rendered(want)}, got {_rendered(got)}"
+
+
+def _string_form(value: Any) -> str:
+    """The value as text: a string itself, nothing for null, otherwise compact Go JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return go_json(normalized(value))
+    except _NotJSON:
+        return go_value(value)
+
+
+def _mismatch_range(bounds: Mapping[str, float], actual: Any) -> str | None:
+    if isinstance(actual, bool) or not isinstance(actual, int | float):
+        return f"range: value {_plain(actual)} is not numeric"
+    number = float(actual)
+    for name, fails, sign in _RANGE_CHECKS:
+        bound = bounds.get(name)
+        if bound is not None and fails(number, bound):
+            return f"range: {go_float(number)} {sign} {name} {go_float(bound)}"
+    return None
+
+
+_RANGE_CHECKS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
+    ("gte", operator.lt, "<"),
+    ("gt", operator.le, "<="),
+    ("lte", operator.gt, ">"),
+    ("lt", operator.ge, ">="),
+)
+"""waza's order of the range checks: each bound, the test that fails it, and its sign."""
+
+
+def _plain(value: Any) -> str:
+    """Go's `%v` of a value decoded from JSON (numbers inside are float64)."""
+    try:
+        return go_value(normalized(value))
+    except _NotJSON:
+        return go_value(value)
+
+
+def _mismatch_schema(validator: Any, actual: Any) -> str | None:
+    try:
+        instance = normalized(actual)
+    except _NotJSON as err:
+        return f"json_schema: {err}"
+    from jsonschema.exceptions import best_match  # noqa: PLC0415 - imported with the schema
+
+    error = best_match(validator.iter_errors(instance))
+    return None if error is None else f"json_schema: {error.message}"
+
+
+def _check_equals(matcher: Matcher, value: Any) -> str | None:
+    return _mismatch_equals(matcher.operand, value)
+
+
+def _check_regex(matcher: Matcher, value: Any) -> str | None:
+    text = _string_form(value)
+    if matcher.pattern is not None and matches(matcher.pattern, text):
+        return None
+    return f"regex {go_quote(matcher.operand)} did not match {go_quote(text)}"
+
+
+def _check_contains(matcher: Matcher, value: Any) -> str | None:
+    text = _string_form(value)
+    if matcher.operand in text:
+        return None
+    return f"expected substring {go_quote(matcher.operand)}, got {go_quote(text)}"
+
+
+def _check_range(matcher: Matcher, value: Any) -> str | None:
+    return _mismatch_range(matcher.operand, value)
+
+
+def _check_schema(matcher: Matcher, value: Any) -> str | None:
+    return _mismatch_schema(matcher.validator, value)
+
+
+_CHECKS: dict[str, Callable[[Matcher, Any], str | None]] = {
+    "equals": _check_equals,
+    "regex": _check_regex,
+    "contains": _check_contains,
+    "range": _check_range,
+    "json_schema": _check_schema,
+}
