@@ -81,8 +81,17 @@ def test_errors_read_as_yaml_v3_writes_them_at_the_file_line(
 
 
 def test_untyped_values_follow_yaml_1_2() -> None:
-    decoded = _decode("config:\n  schema: {a: yes, b: 1e3, c: true, d: '1e3', e: [on, 2]}\n")
-    assert decoded["schema"] == {"a": "yes", "b": 1000.0, "c": True, "d": "1e3", "e": ["on", 2]}
+    decoded = _decode(
+        "config:\n  schema: {a: yes, b: 1e3, c: true, d: '1e3', e: [on, 2], f: 2026-12-03}\n"
+    )
+    assert decoded["schema"] == {
+        "a": "yes",
+        "b": 1000.0,
+        "c": True,
+        "d": "1e3",
+        "e": ["on", 2],
+        "f": "2026-12-03",
+    }
 
 
 def test_yaml12_value_keeps_mapping_keys_as_text() -> None:

@@ -163,10 +163,12 @@ def yaml12_value(node: yaml.Node) -> Any:
     if isinstance(node, yaml.MappingNode):
         return {str(key.value): yaml12_value(value) for key, value in node.value}
     tag = node.tag.removeprefix(_TAG)
-    if tag == "bool" and str(node.value).lower() not in ("true", "false"):
-        return str(node.value)
+    text = str(node.value)
+    plain_words = (tag == "bool" and text.lower() not in ("true", "false")) or tag == "timestamp"
+    if plain_words:  # `yes`, `on`, `2026-12-03`: strings to yaml.v3 in an untyped value
+        return text
     if tag == "str":
-        if getattr(node, "style", None) is None and _YAML12_FLOAT.fullmatch(str(node.value)):
-            return float(node.value)  # `1e3`: a float in YAML 1.2, a string to PyYAML
-        return str(node.value)
+        if getattr(node, "style", None) is None and _YAML12_FLOAT.fullmatch(text):
+            return float(text)  # `1e3`: a float in YAML 1.2, a string to PyYAML
+        return text
     return yaml.SafeLoader("").construct_object(node)
