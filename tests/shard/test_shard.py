@@ -59,6 +59,11 @@ def results_doc(task_ids: list[str], eval_id: str = "run-1") -> dict[str, Any]:
             }  # fmt: skip
         if task_id == "t04":
             runs[1].update(status="error", error_msg="agent crashed")
+        if task_id == "t08":  # saved as passed; the expected check fails it now: a flip
+            runs[1]["validations"] = {
+                "_output_contains": {"identifier": "_output_contains", "type": "", "score": 1,
+                                     "weight": 1, "passed": True, "feedback": "old"},
+            }  # fmt: skip
         tasks[task_id] = runs
     tasks["not-in-spec"] = [make_run(1)]
     doc = make_results(tasks, eval_id=eval_id)
@@ -84,6 +89,19 @@ def build_suite(project: Project) -> Project:
             extra.append(("missing", "waza-ci-no-such-grader-command", []))
         if task_id == "t07":  # a grader error whose report carries a note (the timeout)
             project.write_task(task_id, graders_yaml(("slow", "sleep", ["5"]), timeout=1))
+            continue
+        if task_id == "t02":  # a judge: kept on run 1, never judged on run 2
+            project.write_task(task_id, "- {name: judge, type: prompt, config: {}}\n")
+            continue
+        if task_id == "t06":  # graded in this process
+            project.write_task(
+                task_id,
+                "- {name: calm, type: behavior, config: {max_tool_calls: 3}}\n",
+                extra="expected:\n  output_contains: [t06]\n",
+            )
+            continue
+        if task_id == "t08":
+            project.write_task(task_id, "", extra="expected:\n  output_contains: [first]\n")
             continue
         project.write_task(task_id, graders_yaml(*extra, weight=2) if extra else "")
     project.write_results(results_doc([t for t in TASKS if t != MISSING_FROM_RESULTS]))
@@ -127,6 +145,11 @@ def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count:
     whole = grade(suite, "--output", "whole.json", "--summary", "whole.md")
     assert whole.code == 3, whole.stderr  # t05's grader cannot start, t07's times out
     assert "timed out after 1 s" in whole.stderr
+    # What only the section carries survives the merge: a flip, an unjudged judge, kinds.
+    whole_summary = (suite.root / "whole.md").read_text()
+    assert "### Changed since the run" in whole_summary and "passed → failed" in whole_summary
+    assert "not graded" in whole_summary
+    assert "re-graded: 2 `behavior`" in whole_summary
     partials = grade_in_shards(suite, count, "partials")
 
     merged = merge(suite, *map(str, reversed(partials)), "--output", "m.json", "--summary", "m.md")
