@@ -18,12 +18,19 @@ from collections.abc import Mapping
 
 from waza_ci.graders.base import GraderKind
 from waza_ci.graders.program import ProgramGrader
+from waza_ci.graders.text import TextGrader
 from waza_ci.waza.spec import GraderSpec
 
 KEPT_KINDS = frozenset({"prompt"})
 """Kinds whose saved verdict is kept: they need a model."""
 
-KINDS: Mapping[str, GraderKind] = {grader.kind: grader for grader in (ProgramGrader(),)}
+KINDS: Mapping[str, GraderKind] = {
+    grader.kind: grader
+    for grader in (
+        ProgramGrader(),
+        TextGrader(),
+    )
+}
 SYNTHETIC_KINDS: Mapping[str, GraderKind] = {}
 """Kinds of the checks waza makes from a task's `expected:` block (never written as `type`)."""
 
