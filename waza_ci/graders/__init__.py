@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from waza_ci.graders.base import GraderKind
+from waza_ci.graders.file import FileGrader
 from waza_ci.graders.program import ProgramGrader
 from waza_ci.graders.text import TextGrader
 from waza_ci.waza.spec import GraderSpec
@@ -29,6 +30,7 @@ KINDS: Mapping[str, GraderKind] = {
     for grader in (
         ProgramGrader(),
         TextGrader(),
+        FileGrader(),
     )
 }
 SYNTHETIC_KINDS: Mapping[str, GraderKind] = {}
