@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from waza_ci.graders.base import GraderKind
+from waza_ci.graders.diff import DiffGrader
 from waza_ci.graders.file import FileGrader
 from waza_ci.graders.program import ProgramGrader
 from waza_ci.graders.text import TextGrader
@@ -31,6 +32,7 @@ KINDS: Mapping[str, GraderKind] = {
         ProgramGrader(),
         TextGrader(),
         FileGrader(),
+        DiffGrader(),
     )
 }
 SYNTHETIC_KINDS: Mapping[str, GraderKind] = {}
