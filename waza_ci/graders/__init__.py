@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from waza_ci.graders.base import GraderKind
 from waza_ci.graders.diff import DiffGrader
 from waza_ci.graders.file import FileGrader
+from waza_ci.graders.json_schema import JsonSchemaGrader
 from waza_ci.graders.program import ProgramGrader
 from waza_ci.graders.text import TextGrader
 from waza_ci.waza.spec import GraderSpec
@@ -33,6 +34,7 @@ KINDS: Mapping[str, GraderKind] = {
         TextGrader(),
         FileGrader(),
         DiffGrader(),
+        JsonSchemaGrader(),
     )
 }
 SYNTHETIC_KINDS: Mapping[str, GraderKind] = {}
