@@ -90,6 +90,7 @@ class Validator:
         self.draft = draft
         self.specification = specification
         self.assert_format = draft < 2019
+        self._id_keyword = "id" if draft == 4 else "$id"
         self._active_refs: set[tuple[int, tuple[str, ...]]] = set()
 
     def check(self, schema: Any, value: Any, resolver: Resolver) -> GoError | None:
@@ -105,7 +106,8 @@ class Validator:
             return GoError(location, "false schema"), unevaluated
         if not isinstance(schema, dict):
             return None, unevaluated  # `true`
-        resolver = resolver.in_subresource(self.specification.create_resource(schema))
+        if self._id_keyword in schema:  # a new base URI for the references below
+            resolver = resolver.in_subresource(self.specification.create_resource(schema))
         place = _Place(schema, value, location, resolver, unevaluated)
         early = self._stopping_error(place)
         if early is not None:
