@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_run
+from tests.conftest import make_run, require_shared
 from tests.graders.harness import Loaded, grade_raw, grader_task
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.text import ALL_PASSED
+from waza_ci.waza.spec import load_eval
 
 LISTS = ("contains", "not_contains", "contains_cs", "not_contains_cs", "regex_match",
          "regex_not_match")  # fmt: skip
@@ -333,3 +334,32 @@ def test_patterns_are_compiled_once_when_configured(tmp_path: Path) -> None:
     assert config.regex_match[0].compiled is None
     assert config.regex_match[0].error == "error parsing regexp: missing closing ]: `[bad`"
     assert config.regex_match[1].compiled is not None
+
+
+def saved_text_verdicts(folder: Path) -> list[tuple[str, Loaded, dict[str, Any], dict[str, Any]]]:
+    """Every `text` verdict waza wrote in the corpus's results files beside their eval.yaml:
+    (where, the loaded spec and task, the saved run, the verdict as waza wrote it)."""
+    found = []
+    for results in sorted(folder.rglob("results.json")):
+        spec_path = results.parent / "eval.yaml"
+        if not spec_path.is_file():
+            continue
+        spec = load_eval(spec_path, working_directory=results.parent)
+        tasks = {task.id: task for task in spec.tasks}
+        for saved in json.loads(results.read_text(encoding="utf-8")).get("tasks", []):
+            task = tasks.get(saved.get("test_id"))
+            if task is None:
+                continue
+            for run in saved.get("runs", []):
+                for name, written in (run.get("validations") or {}).items():
+                    if written.get("type") == "text" and run.get("status") != "error":
+                        found.append((f"{results}:{name}", Loaded(spec, task), run, written))
+    return found
+
+
+def test_wazas_own_text_verdicts_are_reproduced() -> None:
+    corpus = saved_text_verdicts(require_shared("waza-wild") / "runs")
+    assert len(corpus) >= 40
+    for where, loaded, run, written in corpus:
+        expected = {key: value for key, value in written.items() if key != "duration_ms"}
+        assert grade_raw(loaded, written["identifier"], run) == expected, where
