@@ -609,3 +609,15 @@ def test_load_time_errors_in_wazas_words(tmp_path: Path, config: str, message: s
 def test_an_empty_schema_accepts_everything(tmp_path: Path) -> None:
     for output in ("null", "1", '"x"', "[]", "{}"):
         assert verdict(run_schema(tmp_path, {"schema": {}}, output)) == passed()
+
+
+def test_only_reachable_schemas_are_compiled(tmp_path: Path) -> None:
+    # The library compiles a `$defs` entry only when something refers to it.
+    unused = {"schema": {"$defs": {"bad": {"pattern": "(?=x)"}}, "type": "string"}}
+    assert verdict(run_schema(tmp_path, unused, '"x"')) == passed()
+    used = {"schema": {"$defs": {"bad": {"pattern": "(?=x)"}}, "$ref": "#/$defs/bad"}}
+    assert run_schema(tmp_path, used, '"x"').verdict.error == (
+        "failed to run grader t: json_schema grader 't': failed to compile JSON schema: "
+        f'invalid regex "(?=x)" at "file://{tmp_path}/schema.json#/$defs/bad/pattern": '
+        "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"
+    )

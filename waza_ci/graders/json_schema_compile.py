@@ -132,21 +132,30 @@ _ONE = (
     *("additionalItems", "unevaluatedProperties", "unevaluatedItems", "contentSchema"),
 )
 _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_MAPS = ("properties", "patternProperties", "dependentSchemas")
 
 
 def _check_patterns_and_references(schema: Any, draft: int, resolver: Resolver, url: str) -> None:
+    """Every schema the validation can reach, from the root through its keywords and its
+    references (as the library compiles them; an unreferenced `$defs` entry is not compiled)."""
     specification = SPECIFICATIONS[draft]
-    pending: list[tuple[Any, Resolver, str]] = [(schema, resolver, "")]
+    id_keyword = "id" if draft == 4 else "$id"
+    pending: list[tuple[Any, Resolver, str]] = [(schema, resolver, f"{url}#")]
+    seen: set[int] = set()
     while pending:
         subschema, outer, where = pending.pop()
-        if not isinstance(subschema, dict):
+        if not isinstance(subschema, dict) or id(subschema) in seen:
             continue
-        here = outer.in_subresource(specification.create_resource(subschema))
-        _check_patterns(subschema, f"{url}#{where}")
+        seen.add(id(subschema))
+        here = outer
+        if id_keyword in subschema:
+            here = outer.in_subresource(specification.create_resource(subschema))
+        _check_patterns(subschema, where)
         for keyword in ("$ref", "$dynamicRef"):
-            if isinstance(subschema.get(keyword), str):
-                _check_reference(here, subschema[keyword])
+            reference = subschema.get(keyword)
+            if isinstance(reference, str):
+                target = _check_reference(here, reference)
+                pending.append((target.contents, target.resolver, _located(here, reference)))
         pending.extend((child, here, f"{where}/{path}") for path, child in _children(subschema))
 
 
@@ -186,9 +195,10 @@ def _check_patterns(schema: dict[str, Any], location: str) -> None:
             ) from None
 
 
-def _check_reference(resolver: Resolver, reference: str) -> None:
+def _check_reference(resolver: Resolver, reference: str) -> Any:
+    """The reference resolved (referencing's `Resolved`); SchemaCompileError when it cannot be."""
     try:
-        resolver.lookup(reference)
+        return resolver.lookup(reference)
     except PointerToNowhere as err:
         raise SchemaCompileError(
             f"json-pointer in {go_quote(_absolute(resolver, reference))} not found"
@@ -203,6 +213,12 @@ def _check_reference(resolver: Resolver, reference: str) -> None:
 
 def _absolute(resolver: Resolver, reference: str) -> str:
     return urljoin(str(resolver._base_uri), reference)
+
+
+def _located(resolver: Resolver, reference: str) -> str:
+    """Where a reference leads, as the library names a schema's location (with `#`)."""
+    target = _absolute(resolver, reference)
+    return target if "#" in target else f"{target}#"
 
 
 class _LoadError(Exception):
