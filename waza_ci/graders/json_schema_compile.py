@@ -34,7 +34,7 @@ from referencing.jsonschema import (
 
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoRegexError, compile_go
-from waza_ci.graders.json_schema_texts import GoError, quote, render
+from waza_ci.graders.json_schema_texts import Failure, quote, render
 from waza_ci.graders.json_schema_validate import Resolver, Validator
 
 SPECIFICATIONS: dict[int, Specification[Any]] = {
@@ -95,9 +95,9 @@ def validation_error(compiled: CompiledSchema, value: Any) -> str | None:
     return None if error is None else _rooted(error, compiled.location)
 
 
-def _rooted(error: GoError, location: str) -> str:
+def _rooted(error: Failure, location: str) -> str:
     causes = error.causes if error.kind == "group" else [error]
-    root = GoError((), f"jsonschema validation failed with {quote(location)}", causes, "schema")
+    root = Failure((), f"jsonschema validation failed with {quote(location)}", causes, "schema")
     return render(root)
 
 

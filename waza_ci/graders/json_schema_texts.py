@@ -19,23 +19,23 @@ from waza_ci.graders.gofmt import go_float, go_quote
 
 
 @dataclass
-class GoError:
+class Failure:
     """One node of the library's error tree."""
 
     location: tuple[str, ...]
     message: str
-    causes: list[GoError] = field(default_factory=list)
+    causes: list[Failure] = field(default_factory=list)
     kind: str = "leaf"  # "group", "reference", "schema" change how it prints
 
 
-def render(error: GoError) -> str:
+def render(error: Failure) -> str:
     """`%v` of the library's ValidationError: the tree, one line per shown node."""
     parts: list[str] = []
     _render(error, 0, parts)
     return "".join(parts)
 
 
-def _render(error: GoError, indent: int, parts: list[str]) -> None:
+def _render(error: Failure, indent: int, parts: list[str]) -> None:
     if not (error.kind == "reference" and len(error.causes) == 1):
         if indent > 0:
             parts.append("\n" + "  " * (indent - 1) + "- ")

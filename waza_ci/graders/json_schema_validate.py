@@ -32,7 +32,7 @@ from referencing.jsonschema import lookup_recursive_ref
 from waza_ci.graders.goregex import compile_go, matches
 from waza_ci.graders.json_schema_formats import format_reason
 from waza_ci.graders.json_schema_texts import (
-    GoError,
+    Failure,
     count,
     decimal_text,
     display,
@@ -77,10 +77,10 @@ class _Place:
     location: tuple[str, ...]
     resolver: Resolver
     unevaluated: _Unevaluated
-    errors: list[GoError] = field(default_factory=list)
+    errors: list[Failure] = field(default_factory=list)
 
-    def fail(self, message: str, causes: list[GoError] | None = None, kind: str = "leaf") -> None:
-        self.errors.append(GoError(self.location, message, causes or [], kind))
+    def fail(self, message: str, causes: list[Failure] | None = None, kind: str = "leaf") -> None:
+        self.errors.append(Failure(self.location, message, causes or [], kind))
 
 
 class Validator:
@@ -93,17 +93,17 @@ class Validator:
         self._id_keyword = "id" if draft == 4 else "$id"
         self._active_refs: set[tuple[int, tuple[str, ...]]] = set()
 
-    def check(self, schema: Any, value: Any, resolver: Resolver) -> GoError | None:
+    def check(self, schema: Any, value: Any, resolver: Resolver) -> Failure | None:
         """The error of validating the whole value, or None when it is valid."""
         error, _ = self.validate(schema, value, (), resolver)
         return error
 
     def validate(
         self, schema: Any, value: Any, location: tuple[str, ...], resolver: Resolver
-    ) -> tuple[GoError | None, _Unevaluated]:
+    ) -> tuple[Failure | None, _Unevaluated]:
         unevaluated = _Unevaluated.of(value)
         if schema is False:
-            return GoError(location, "false schema"), unevaluated
+            return Failure(location, "false schema"), unevaluated
         if not isinstance(schema, dict):
             return None, unevaluated  # `true`
         if self._id_keyword in schema:  # a new base URI for the references below
@@ -131,18 +131,18 @@ class Validator:
             self._unevaluated(place)
         return self._result(place)
 
-    def _result(self, place: _Place) -> tuple[GoError | None, _Unevaluated]:
+    def _result(self, place: _Place) -> tuple[Failure | None, _Unevaluated]:
         if not place.errors:
             return None, place.unevaluated
         if len(place.errors) == 1:
             return place.errors[0], place.unevaluated
-        return GoError(place.location, "validation failed", place.errors, "group"), (
+        return Failure(place.location, "validation failed", place.errors, "group"), (
             place.unevaluated
         )
 
     # -- the checks that stop everything else at a place ----------------------------------
 
-    def _stopping_error(self, place: _Place) -> GoError | None:
+    def _stopping_error(self, place: _Place) -> Failure | None:
         schema, value = place.schema, place.value
         if self.draft < 2019 and "$ref" in schema:
             return None  # the reference replaces every other keyword
@@ -152,7 +152,7 @@ class Validator:
             got = json_type(value)
             if got not in names and not ("integer" in names and is_integer(value)):
                 want = " or ".join(t for t in _TYPE_ORDER if t in names)
-                return GoError(place.location, f"got {got}, want {want}")
+                return Failure(place.location, f"got {got}, want {want}")
         if self.draft >= 6 and "const" in schema and not equal(value, schema["const"]):
             want = schema["const"]
             text = (
@@ -160,13 +160,13 @@ class Validator:
                 if isinstance(want, list | dict)
                 else f"value must be {display(want)}"
             )
-            return GoError(place.location, text)
+            return Failure(place.location, text)
         if "enum" in schema and not any(equal(value, item) for item in schema["enum"]):
-            return GoError(place.location, enum_text(schema["enum"]))
+            return Failure(place.location, enum_text(schema["enum"]))
         if self.assert_format and isinstance(schema.get("format"), str):
             reason = format_reason(schema["format"], value)
             if reason is not None:
-                return GoError(
+                return Failure(
                     place.location, f"{display(value)} is not valid {schema['format']}: {reason}"
                 )
         return None
@@ -194,14 +194,14 @@ class Validator:
         if self.draft >= 2020 and "$dynamicRef" in schema:
             self._reference(place, place.resolver.lookup(schema["$dynamicRef"]))
 
-    def _in_place(self, place: _Place, schema: Any, resolver: Resolver) -> GoError | None:
+    def _in_place(self, place: _Place, schema: Any, resolver: Resolver) -> Failure | None:
         """Go's `validateSelf`: another schema at the same place; what it evaluates counts."""
         error, unevaluated = self.validate(schema, place.value, place.location, resolver)
         if error is None:
             place.unevaluated.keep_only(unevaluated)
         return error
 
-    def _below(self, place: _Place, schema: Any, value: Any, token: str) -> GoError | None:
+    def _below(self, place: _Place, schema: Any, value: Any, token: str) -> Failure | None:
         """Go's `validateVal`: a member of the value, checked as a place of its own."""
         error, _ = self.validate(schema, value, (*place.location, token), place.resolver)
         return error
@@ -309,7 +309,7 @@ class Validator:
         return [], items, False
 
     def _contains(self, place: _Place, schema: dict[str, Any]) -> None:
-        errors: list[GoError] = []
+        errors: list[Failure] = []
         matched: list[int] = []
         for index, member in enumerate(place.value):
             error = self._below(place, schema["contains"], member, str(index))
@@ -370,7 +370,7 @@ class Validator:
             self._if_then_else(place, schema)
 
     def _one_of(self, place: _Place, subschemas: list[Any]) -> None:
-        failed: list[GoError] = []
+        failed: list[Failure] = []
         first: int | None = None
         for index, subschema in enumerate(subschemas):
             error = self._in_place(place, subschema, place.resolver)
@@ -409,7 +409,7 @@ class Validator:
             place.unevaluated.items.clear()
 
     @staticmethod
-    def _add(place: _Place, error: GoError | None) -> None:
+    def _add(place: _Place, error: Failure | None) -> None:
         if error is not None:
             place.errors.append(error)
 
