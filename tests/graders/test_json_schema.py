@@ -16,6 +16,7 @@ from waza_ci.errors import InputError
 from waza_ci.graders import json_schema_compile, kind_of
 from waza_ci.graders.base import GraderJob, GraderResult, GraderSetup
 from waza_ci.graders.json_schema import PASSED
+from waza_ci.graders.json_schema_formats import format_reason
 from waza_ci.waza.results import SavedRun
 
 PERSON = {
@@ -621,3 +622,33 @@ def test_only_reachable_schemas_are_compiled(tmp_path: Path) -> None:
         f'invalid regex "(?=x)" at "file://{tmp_path}/schema.json#/$defs/bad/pattern": '
         "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        ("date-time", "2024-01-02T03:04:05Z", None),
+        ("date-time", "2024-01-02 03:04:05Z", "11th character must be t or T"),
+        ("date", "2024-02-30", 'parsing time "2024-02-30": day out of range'),
+        ("time", "23:59:60Z", None),
+        ("time", "12:00:60+01:00", "invalid leap second"),
+        ("ipv4", "01.2.3.4", "leading zeros"),
+        ("ipv4", "256.1.1.1", "decimal must be between 0 and 255"),
+        ("ipv6", "fe80::1%eth0", "zone id is not a part of ipv6 address"),
+        ("uuid", "123e4567-e89b-12d3-a456", "must have 5 elements"),
+        ("hostname", "-a.com", "label starts with hyphen"),
+        ("email", "a..b@c.com", "consecutive dots"),
+        ("email", "a@-b.com", "invalid domain: label starts with hyphen"),
+        ("uri", "/relative", "relative url"),
+        ("uri-reference", "/relative", None),
+        ("duration", "P1M1Y", "unit 'Y' out of order"),
+        ("semver", "01.2.3", "major starts with zero"),
+        ("json-pointer", "/a~2", "~ must be followed by 0 or 1"),
+        ("regex", "(?=x)", "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"),
+        ("period", "2024-01-02T03:04:05Z/P1D", None),
+        ("no-such-format", "anything", None),
+    ],
+)
+def test_format_reasons(name: str, value: str, reason: str | None) -> None:
+    assert format_reason(name, value) == reason
+    assert format_reason(name, 42) is None  # only strings are checked
