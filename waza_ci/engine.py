@@ -104,6 +104,7 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
     spec = load_eval(request.eval_path, working_directory=working_directory)
     results_files = tuple(load_results_files(request.results, request.max_results_bytes))
     plan = plan_grading(spec, results_files, request.task)
+    spec = replace(spec, warnings=(*spec.warnings, *plan.warnings))  # reported with the spec's
     shard = _select_shard(request, spec, results_files, plan)
     plan = shard.plan if shard is not None else plan
     setup = GradingSetup(

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_run
+from tests.conftest import Project, make_results, make_run, run_cli_process
 from tests.graders.harness import Loaded, grade, grader_task
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderResult
-from waza_ci.graders.diff import ALL_PASSED, NO_WORKSPACE, SNAPSHOT_UPDATE_REFUSED
+from waza_ci.graders.diff import ALL_PASSED, NO_WORKSPACE, SNAPSHOT_UPDATE_WARNING
 
 Files = dict[str, str]
 
@@ -58,6 +58,13 @@ def run_diff(
         workspace=str(folder),
         working_directory=tmp_path,
     )
+
+
+def warnings_of(tmp_path: Path, config: dict[str, Any]) -> tuple[str, ...]:
+    grader = diff_grader(tmp_path / "again", config).grader("t")
+    kind = kind_of(grader)
+    assert kind is not None
+    return kind.warnings(grader, kind.configure(grader))
 
 
 def verdict(result: GraderResult) -> dict[str, Any]:
@@ -110,6 +117,7 @@ def test_snapshot_mismatch_fails_without_update(tmp_path: Path, ws: Path, ctx: P
         config, ws, 0.5, ["File output.txt does not match snapshot expected.txt"]
     )
     assert result.verdict.notes == ()
+    assert warnings_of(tmp_path, config) == ()
 
 
 def test_update_snapshots_compares_instead_of_writing(tmp_path: Path, ws: Path, ctx: Path) -> None:
@@ -135,7 +143,8 @@ def test_update_snapshots_compares_instead_of_writing(tmp_path: Path, ws: Path, 
             f"open {ctx}/expected/new.txt: no such file or directory",
         ],
     )
-    assert result.verdict.notes == (SNAPSHOT_UPDATE_REFUSED,)
+    assert result.verdict.notes == ()  # said once, before grading, not per run
+    assert warnings_of(tmp_path, config) == (f'diff grader "t": {SNAPSHOT_UPDATE_WARNING}',)
     assert (ctx / "expected" / "changed.txt").read_text() == "old line\n"
     assert sorted(p.name for p in (ctx / "expected").iterdir()) == ["changed.txt"]
 
@@ -166,7 +175,8 @@ def test_update_snapshots_with_nothing_to_change_is_wazas_verdict(
             }
         ],
     )
-    assert result.verdict.notes == (SNAPSHOT_UPDATE_REFUSED,)
+    assert result.verdict.notes == ()  # said once, before grading, not per run
+    assert warnings_of(tmp_path, config) == (f'diff grader "t": {SNAPSHOT_UPDATE_WARNING}',)
 
 
 def test_update_snapshots_blocks_path_traversal(tmp_path: Path, ws: Path, ctx: Path) -> None:
@@ -470,3 +480,26 @@ def test_check_count(tmp_path: Path) -> None:
     kind = kind_of(grader)
     assert kind is not None
     assert kind.configure(grader).checks == 6
+
+
+def test_the_command_warns_once_and_writes_no_snapshot(project: Project) -> None:
+    # Issue 20: `update_snapshots: true` is compared, never written, "with one warning" however
+    # many runs the grader judges.
+    (project.workspace / "out.txt").write_text("new\n")
+    snapshots = project.root / "snapshots"
+    snapshots.mkdir()
+    (snapshots / "out.txt").write_text("old\n")
+    project.write_eval(
+        "- name: same\n  type: diff\n  config:\n    update_snapshots: true\n"
+        "    expected_files: [{path: out.txt, snapshot: snapshots/out.txt}]\n"
+    )
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run(1), make_run(2)]}))
+    before = sorted((p.name, p.read_bytes()) for p in snapshots.iterdir())
+    done = run_cli_process(project.grade_args(), cwd=project.root)
+    assert done.code == 1, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "update_snapshots" in line]
+    assert len(warnings) == 1, done.stderr
+    assert "waza-ci never writes snapshot files" in warnings[0] and "eval.yaml:" in warnings[0]
+    assert sorted((p.name, p.read_bytes()) for p in snapshots.iterdir()) == before
+    assert (project.workspace / "out.txt").read_text() == "new\n"

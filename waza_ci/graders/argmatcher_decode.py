@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from waza_ci.graders.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
+from waza_ci.graders.base import GoStruct
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoRegexError, compile_go
 from waza_ci.graders.params import config_error
@@ -131,7 +132,8 @@ def _compile_range(bounds: dict[str, float]) -> Matcher:
         raise MatcherError(
             "argmatcher: range matcher requires at least one bound (gte, lte, gt, lt)"
         )
-    return Matcher("range", bounds)
+    # waza's range matcher is a struct: its bounds print in field order, gte, lte, gt, lt.
+    return Matcher("range", GoStruct({name: bounds[name] for name in BOUNDS if name in bounds}))
 
 
 def _compile_schema(schema: dict[str, Any] | None) -> Matcher:

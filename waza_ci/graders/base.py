@@ -66,6 +66,10 @@ class GraderKind(Protocol):
         InputError naming the YAML line. The value returned reaches every job as `config`."""
         ...
 
+    def warnings(self, grader: GraderSpec, config: Any) -> tuple[str, ...]:
+        """What the user should know about this grader's config before it runs (shown once)."""
+        ...
+
     def grade(self, job: GraderJob) -> GraderResult: ...
 
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
@@ -99,8 +103,16 @@ def raw_verdict(
     return raw
 
 
+class GoStruct(dict[str, Any]):
+    """A Go struct inside `details`: Go prints its fields in declaration order, where it prints a
+    map's keys sorted. A kind builds one with its fields in waza's struct order."""
+
+
 def sort_keys(value: Any) -> Any:
-    """`value` with every mapping's keys in Go's printing order (sorted), at any depth."""
+    """`value` as Go prints it: every map's keys sorted, every struct's fields in their order,
+    at any depth."""
+    if isinstance(value, GoStruct):
+        return GoStruct({key: sort_keys(item) for key, item in value.items()})
     if isinstance(value, dict):
         return {key: sort_keys(value[key]) for key in sorted(value)}
     if isinstance(value, list):

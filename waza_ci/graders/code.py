@@ -154,6 +154,9 @@ class CodeGrader:
         )
         return GraderResult(raw, regraded_verdict(raw))
 
+    def warnings(self, grader: GraderSpec, config: CodeConfig) -> tuple[str, ...]:
+        return ()
+
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
         diagnosis = Diagnosis(exit_error=None, problem=PROBLEM_CANCELLED)
         return _failed(job, message, 0, diagnosis)

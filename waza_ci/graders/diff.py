@@ -10,9 +10,9 @@ existence, one for the snapshot, one per fragment. Score: the share that held.
 
 Deliberate difference: waza writes snapshot files when `update_snapshots: true` (it creates a
 missing one and overwrites one that differs, and passes those checks). waza-ci never writes:
-it compares instead, so a missing or differing snapshot fails, and the verdict's report says
-so (`SNAPSHOT_UPDATE_REFUSED`). Where every snapshot already matches, nothing would be written
-and the verdict is waza's, snapshot counts and all.
+it compares instead, so a missing or differing snapshot fails, and waza-ci says so once, before
+grading (`SNAPSHOT_UPDATE_WARNING`). Where every snapshot already matches, nothing would be
+written and the verdict is waza's, snapshot counts and all.
 
 The workspace is the one `waza grade --workspace` names (verbatim; relative to the working
 directory when relative); files captured during the run never exist in `waza grade`.
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from waza_ci.errors import InputError
-from waza_ci.graders.base import GraderJob
+from waza_ci.graders.base import GoStruct, GraderJob
 from waza_ci.graders.file import reject_unknown_fields
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
@@ -48,10 +48,9 @@ from waza_ci.waza.spec_schema import BOOL, STR, ListOf, Struct
 
 ALL_PASSED = "All diff checks passed"
 NO_WORKSPACE = "No workspace directory available for diff grading"
-SNAPSHOT_UPDATE_REFUSED = (
-    "update_snapshots: true is not honoured: waza-ci never writes snapshot files, so each "
-    "snapshot was compared with the workspace file instead (waza would have created a missing "
-    "snapshot or overwritten a differing one, and passed that check)"
+SNAPSHOT_UPDATE_WARNING = (
+    "update_snapshots: true is not honoured: waza-ci never writes snapshot files; each snapshot "
+    "is compared with the workspace file as it is"
 )
 _EXPECTED_FILE = Struct({"path": STR, "snapshot": STR, "contains": ListOf(STR)})
 _SHAPE = Struct(
@@ -82,6 +81,11 @@ class DiffGrader(InProcessGrader[DiffConfig]):
     """waza's `diff` grader kind."""
 
     kind = "diff"
+
+    def warnings(self, grader: GraderSpec, config: DiffConfig) -> tuple[str, ...]:
+        return (f"diff grader {go_quote(grader.name)}: {SNAPSHOT_UPDATE_WARNING}",) * bool(
+            config.update_snapshots
+        )
 
     def configure(self, grader: GraderSpec) -> DiffConfig:
         params = decode_params(grader, "DiffGraderParameters", _SHAPE)
@@ -145,8 +149,8 @@ def _creation_error(name: str, files: tuple[_Expected, ...]) -> str | None:
     return None
 
 
-def _file_details(expected: _Expected) -> dict[str, Any]:
-    entry: dict[str, Any] = {"path": expected.path}
+def _file_details(expected: _Expected) -> GoStruct:
+    entry = GoStruct(path=expected.path)
     if expected.snapshot:
         entry["snapshot"] = expected.snapshot
     if expected.contains:
@@ -172,7 +176,6 @@ def _outcome(
         passed=not failures,
         feedback=feedback,
         details=details,
-        notes=(SNAPSHOT_UPDATE_REFUSED,) if config.update_snapshots else (),
     )
 
 
@@ -201,12 +204,7 @@ def _file_failures(
             yield failure
         elif config.update_snapshots:
             unchanged.append(
-                {
-                    "path": path,
-                    "snapshot": expected.snapshot,
-                    "status": "unchanged",
-                    "lines_changed": 0,
-                }
+                GoStruct(path=path, snapshot=expected.snapshot, status="unchanged", lines_changed=0)
             )
     yield from _fragment_failures(path, expected.contains, content)
 

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from waza_ci.errors import InputError
-from waza_ci.graders.base import GraderJob
+from waza_ci.graders.base import GoStruct, GraderJob
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
@@ -180,9 +180,9 @@ def _compiled(patterns: list[str] | None) -> tuple[_Pattern, ...]:
     return tuple(compiled)
 
 
-def _entry_details(check: _ContentCheck) -> dict[str, Any]:
+def _entry_details(check: _ContentCheck) -> GoStruct:
     # Go's struct with `omitempty` on both lists: an empty list is left out like an absent one.
-    entry: dict[str, Any] = {"path": check.path}
+    entry = GoStruct(path=check.path)
     if check.must_match:
         entry["must_match"] = [p.pattern for p in check.must_match]
     if check.must_not_match:

@@ -70,6 +70,9 @@ class InProcessGrader(ABC, Generic[ConfigT]):
     def evaluate(self, config: ConfigT, job: GraderJob) -> Outcome:
         """Grade one saved run; raises GoError where waza's grader returns an error."""
 
+    def warnings(self, grader: GraderSpec, config: ConfigT) -> tuple[str, ...]:
+        return ()
+
     def grade(self, job: GraderJob) -> GraderResult:
         started = time.perf_counter()
         try:

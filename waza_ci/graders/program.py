@@ -80,6 +80,9 @@ class ProgramGrader:
         verdict = regraded_verdict(raw, error=error, notes=notes, diagnosis=diagnosis)
         return GraderResult(raw, verdict)
 
+    def warnings(self, grader: GraderSpec, config: ProgramConfig) -> tuple[str, ...]:
+        return ()
+
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
         return _context_failure(job, message, {}, 0, cancelled=True)
 

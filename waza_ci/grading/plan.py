@@ -11,7 +11,7 @@ from waza_ci.errors import InputError, Location
 from waza_ci.graders import kind_of
 from waza_ci.waza.results import ResultsFile, SavedTask
 from waza_ci.waza.scoring import SkippedTask
-from waza_ci.waza.spec import EvalSpec, GraderSpec, TaskSpec
+from waza_ci.waza.spec import EvalSpec, GraderSpec, LoadWarning, TaskSpec
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ class GradingPlan:
     executions: tuple[Execution, ...]
     task_filter: str | None = None
     """The one task id (`--task`) the plan was cut to, if any."""
+    warnings: tuple[LoadWarning, ...] = ()
+    """What the graders' configs call for before anything runs (each grader once)."""
 
 
 def regraded_graders(task: TaskSpec) -> tuple[GraderSpec, ...]:
@@ -58,17 +60,19 @@ def _in_process(grader: GraderSpec) -> bool:
     return kind is not None and kind.in_process
 
 
-def configure_graders(spec: EvalSpec) -> dict[int, Any]:
-    """Every regraded grader's decoded `config`, keyed by the grader's identity: checked for
-    every task of the spec before anything runs, as waza checks them when it loads the spec
-    (an eval-level grader, shared by all tasks, is decoded once)."""
+def configure_graders(spec: EvalSpec) -> tuple[dict[int, Any], tuple[LoadWarning, ...]]:
+    """Every regraded grader's decoded `config`, keyed by the grader's identity, and what the
+    configs warn of: checked for every task of the spec before anything runs, as waza checks
+    them when it loads the spec (an eval-level grader, shared by all tasks, is decoded once)."""
     configs: dict[int, Any] = {}
+    warnings: list[LoadWarning] = []
     for task in spec.tasks:
         for grader in task.graders:
             kind = kind_of(grader)
             if kind is not None and id(grader) not in configs:
-                configs[id(grader)] = kind.configure(grader)
-    return configs
+                configs[id(grader)] = config = kind.configure(grader)
+                warnings += (LoadWarning(w, grader.location) for w in kind.warnings(grader, config))
+    return configs, tuple(warnings)
 
 
 def plan_grading(
@@ -107,7 +111,7 @@ def plan_grading(
             "file(s)",
             Location(str(spec.path)),
         )
-    configs = configure_graders(spec)
+    configs, warnings = configure_graders(spec)
     executions = tuple(
         Execution(
             match,
@@ -123,4 +127,4 @@ def plan_grading(
         if not run.errored
         for grader in regraded_graders(match.task)
     )
-    return GradingPlan(tuple(matches), tuple(skipped), executions, only_task)
+    return GradingPlan(tuple(matches), tuple(skipped), executions, only_task, warnings)

@@ -1,0 +1,41 @@
+"""waza's verdict shape: `details` keys print sorted (a Go map) except inside a Go struct,
+whose fields keep their declaration order, at any depth; `details` None is left out."""
+
+from __future__ import annotations
+
+import json
+
+from waza_ci.errors import Location
+from waza_ci.graders.base import GoStruct, raw_verdict
+from waza_ci.waza.gojson import dumps_go_json
+from waza_ci.waza.spec import GraderSpec
+
+GRADER = GraderSpec("g", "diff", 0.0, Location("eval.yaml", 1))
+
+
+def test_maps_print_sorted_and_structs_in_field_order() -> None:
+    details = {
+        "workspace_dir": ".",
+        "expected_files": [GoStruct(path="a", snapshot="s", contains=["x"])],
+        "extra": {"z": 1, "a": GoStruct(lte=2, gt=1)},
+    }
+    raw = raw_verdict(GRADER, True, "ok", details, 0, score=0.5, written_type="")
+    text = dumps_go_json(raw)
+    assert list(json.loads(text)) == [
+        "identifier",
+        "type",
+        "score",
+        "weight",
+        "passed",
+        "feedback",
+        "details",
+        "duration_ms",
+    ]
+    assert text.index('"expected_files"') < text.index('"extra"') < text.index('"workspace_dir"')
+    assert text.index('"path"') < text.index('"snapshot"') < text.index('"contains"')
+    assert text.index('"a"') < text.index('"z"') and text.index('"lte"') < text.index('"gt"')
+    assert raw["type"] == "" and raw["score"] == 0.5 and raw["weight"] == 1.0
+
+
+def test_details_none_is_left_out() -> None:
+    assert "details" not in raw_verdict(GRADER, False, "no", None, 3)
