@@ -29,8 +29,6 @@ class Outcome:
     passed: bool
     feedback: str
     details: dict[str, Any] | None = None
-    notes: tuple[str, ...] = ()
-    """What waza-ci's report says beside the verdict (waza's verdict has no place for it)."""
 
 
 class GoError(Exception):
@@ -88,7 +86,7 @@ class InProcessGrader(ABC, Generic[ConfigT]):
             score=outcome.score,
             written_type=self.written_type,
         )
-        return GraderResult(raw, regraded_verdict(raw, notes=outcome.notes, kind=self.kind))
+        return GraderResult(raw, regraded_verdict(raw, kind=self.kind))
 
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
         return self.failed(job, message, 0)
