@@ -169,20 +169,20 @@ def test_demo_posts_its_failure_and_writes_outputs(
     assert result.outputs["grader-errors"] == "0"
     assert result.outputs["check-run-id"] == str(check["id"])
     assert result.outputs["check-run-url"] == check["html_url"]
-    assert float(result.outputs["overall-score"]) == pytest.approx(0.885, abs=1e-4)
+    assert float(result.outputs["overall-score"]) == pytest.approx(0.9281, abs=1e-4)
     assert result.summary.startswith("earlier step's summary\n")
     assert "write-changelog" in result.summary
     lines = result.stdout.splitlines()
     opened, closed = (
-        lines.index("::group::waza-ci: running program graders"),
+        lines.index("::group::waza-ci: running graders"),
         lines.index("::endgroup::"),
     )
     progress = [i for i, line in enumerate(lines) if line.startswith("waza-ci: [")]
-    assert len(progress) == 14 and all(opened < i < closed for i in progress)
+    assert len(progress) == 24 and all(opened < i < closed for i in progress)
     # The report: the first screen in the check run, the details in output.text, the URL in
     # the log, the failing tasks and the report JSON as outputs.
     assert "| 2 / 2 | `AssertionError: 2 of 2 entries" in check["output"]["summary"]
-    assert f"/blob/{HEAD_SHA}/examples/demo/tasks/changelog.yaml#L13)" in check["output"]["summary"]
+    assert f"/blob/{HEAD_SHA}/examples/demo/tasks/changelog.yaml#L22)" in check["output"]["summary"]
     assert "no pull request reference: - Added `--dry-run`" in check["output"]["text"]
     assert f"waza-ci: check run: {check['html_url']}" in lines
     assert result.outputs["failed-tasks"] == '["write-changelog"]'
@@ -193,7 +193,7 @@ def test_demo_posts_its_failure_and_writes_outputs(
     assert annotation["title"] == "entries_link_prs failed on write-changelog (2 of 2 runs)"
     assert (annotation["path"], annotation["start_line"]) == (
         "examples/demo/tasks/changelog.yaml",
-        13,
+        22,
     )
     assert len(result.summary.encode()) <= 1024 * 1024 + 100
 
@@ -205,11 +205,11 @@ def test_a_wrong_working_directory_is_one_banner_with_the_fix(
     result = runner.run({**DEMO_INPUTS, "working-directory": "."})  # graders/… not found
     assert result.code == 1, result.log
     summary = fake.check_runs[0]["output"]["summary"]
-    assert "**⚠️ Every grader execution (14) failed the same way:**" in summary
+    assert "**⚠️ Every program grader execution (14) failed the same way:**" in summary
     assert "can't open file" in summary
     assert "**Likely fix:** the grader's paths are resolved from working-directory" in summary
-    assert "Every grader execution (14) failed the same way" in result.summary
-    assert "every grader execution (14) failed the same way" in result.stdout
+    assert "Every program grader execution (14) failed the same way" in result.summary
+    assert "every program grader execution (14) failed the same way" in result.stdout
 
 
 def test_report_input_lists_every_task_and_refuses_other_values(

@@ -103,10 +103,13 @@ def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> No
     assert set(outcome["tasks"]) == {"write-changelog", "bump-version"}
     averages = outcome["tasks"]["write-changelog"]["grader_averages"]
     assert set(averages) == {
+        "_output_contains",
         "changelog_entry",
+        "changelog_has_release",
         "entries_link_prs",
         "no_secrets_in_output",
         "safe_commands",
+        "stays_small",
         "tone",
     }
     assert averages["entries_link_prs"] == 0
@@ -116,10 +119,14 @@ def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> No
     run = regraded["tasks"][0]["runs"][1]
     assert run["validations"]["changelog_entry"]["type"] == "program"  # absent before: run now
     assert run["validations"]["tone"]["feedback"] == "Clear, slightly terse."
-    first, row = result.stderr.splitlines()[:2]
+    first, kinds, row = result.stderr.splitlines()[:3]
     assert first.startswith("waza-ci: FAILED: 2 tasks · 4 runs (2 failed) · 1 failing grader")
+    assert kinds == (
+        "  verdicts re-graded: 4 behavior, 2 expected, 2 file, 14 program, 2 text"
+        " · kept from the results file: 2 prompt"
+    )
     assert row == (
-        "  failed  write-changelog  entries_link_prs  examples/demo/tasks/changelog.yaml:13  2/2"
+        "  failed  write-changelog  entries_link_prs  examples/demo/tasks/changelog.yaml:22  2/2"
         "  AssertionError: 2 of 2 entries in '## 1.2.0' do not name their pull request as (#123)"
     )
     assert "\x1b[" not in result.stderr  # not a terminal: no colour
@@ -129,7 +136,7 @@ def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> No
     (failing,) = [g for t in data["tasks"] for g in t["graders"] if g["status"] != "passed"]
     assert failing["source"] == {
         "path": "examples/demo/tasks/changelog.yaml",
-        "line": 13,
+        "line": 22,
         "url": None,
     }
 
@@ -601,10 +608,16 @@ def test_errored_runs_are_not_graded_and_fail(project: Project, grade_project: A
     assert "agent crashed" in result.stderr
 
 
-def test_kept_verdicts_count_and_stale_program_verdicts_drop(
+def test_kept_verdicts_count_and_verdicts_outside_the_spec_drop(
     project: Project, grade_project: Any
 ) -> None:
-    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    # The spec's judge is kept (and fails the run); a saved `_output_contains` without an
+    # `expected:` list and a program grader that left the spec are dropped, as `waza grade`
+    # drops them.
+    project.write_eval(
+        script_grader(project, "passes", "print('fine')\n")
+        + "- {name: judge, type: prompt, config: {rubric: strong}}\n"
+    )
     project.write_task("t1")
     saved = {
         "judge": {
@@ -640,7 +653,7 @@ def test_kept_verdicts_count_and_stale_program_verdicts_drop(
     result = grade_project("--output", str(out))
     assert result.code == 1  # the kept failing prompt verdict fails the run
     validations = json.loads(out.read_text())["tasks"][0]["runs"][0]["validations"]
-    assert sorted(validations) == ["_output_contains", "judge", "passes"]
+    assert sorted(validations) == ["judge", "passes"]
     assert validations["judge"] == saved["judge"]
     assert "(kept)" in result.stderr
 
@@ -1092,7 +1105,7 @@ def test_outcome_keys_are_sorted_and_kept_verdicts_keyed_by_their_name(
     project: Project, grade_project: Any
 ) -> None:
     project.write_eval(script_grader(project, "passes", "print('fine')\n"))
-    project.write_task("zeta")
+    project.write_task("zeta", graders="- {name: judge, type: prompt, config: {}}\n")
     project.write_task("alpha")
     saved = {
         "judge": {

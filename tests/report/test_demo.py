@@ -107,7 +107,7 @@ def test_demo_first_screen_shows_the_failure_its_reason_and_yaml_link(
     assert "**❌ Failed**" in first_screen
     assert (
         f"[`entries_link_prs`](https://github.com/your-org/waza-ci/blob/{'4f3c2b1a' * 5}"
-        "/examples/demo/tasks/changelog.yaml#L13)"
+        "/examples/demo/tasks/changelog.yaml#L22)"
     ) in first_screen
     assert "AssertionError: 2 of 2 entries in '## 1.2.0' do not name their pull request" in (
         first_screen

@@ -61,19 +61,19 @@ def test_a_task_without_graders_says_so() -> None:
     assert row.reason == "not graded: the task has no graders" and row.status == "failed"
 
 
-TEXT_GRADER = "- name: says_good\n  type: text\n  config:\n    contains: [good]\n"
+JUDGE_GRADER = "- name: says_good\n  type: prompt\n  config:\n    rubric: says good\n"
 GradeProject = Callable[..., CliResult]
 
 
 def test_a_kept_verdict_is_graded(
     project: Project, grade_project: GradeProject, tmp_path: Path
 ) -> None:
-    project.write_eval(TEXT_GRADER)
+    project.write_eval(JUDGE_GRADER)
     project.write_task("t1")
     kept = {
         "says_good": {
             "identifier": "says_good",
-            "type": "text",
+            "type": "prompt",
             "score": 1.0,
             "weight": 1.0,
             "passed": True,
@@ -90,7 +90,7 @@ def test_a_kept_verdict_is_graded(
 def test_the_command_lists_the_task_nothing_graded(
     project: Project, grade_project: GradeProject, tmp_path: Path
 ) -> None:
-    project.write_eval(TEXT_GRADER)
+    project.write_eval(JUDGE_GRADER)
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run(1)]}))
     done = grade_project("--report", "all", "--report-json", str(tmp_path / "r.json"))

@@ -168,7 +168,7 @@ class _ActionLog:
         # Task ids, file names and grader output are untrusted: nothing printed while grading
         # may act as a workflow command. The progress lines fold away in a log group.
         commands = self._commands
-        with commands.group("waza-ci: running program graders"), commands.stop_commands():
+        with commands.group("waza-ci: running graders"), commands.stop_commands():
             yield
 
     def graded(self, evaluation: Evaluation) -> None:

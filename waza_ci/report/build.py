@@ -37,7 +37,7 @@ from waza_ci.report.reasons import (
     failure_signature,
     reason_for,
 )
-from waza_ci.waza.kinds import MODEL_KINDS
+from waza_ci.waza.kinds import MODEL_KINDS, PROCESS_KINDS
 from waza_ci.waza.scoring import (
     PROBLEM_CLEANUP,
     PROBLEM_TIMED_OUT,
@@ -371,14 +371,20 @@ def _groups(entries: Iterable[tuple[int, str]]) -> tuple[FeedbackGroup, ...]:
 
 
 def _common_failure(summary: GradeSummary) -> CommonFailure | None:
-    """Every execution of this grading (at least two) failed or errored with one signature."""
-    executions = [v for run in summary.runs for v in run.verdicts if v.regraded]
+    """Every grader process of this grading (at least two) failed or errored with one
+    signature. Graders checked in process are left out: a broken setup (a missing interpreter,
+    a wrong working directory) fails the processes, while they go on passing."""
+    regraded = [v for run in summary.runs for v in run.verdicts if v.regraded]
+    executions = [v for v in regraded if v.kind in PROCESS_KINDS]
     if len(executions) < 2 or any(v.passed and v.error is None for v in executions):
         return None
     reasons = [reason_for(v) for v in executions]
     if len({failure_signature(r.text) for r in reasons}) != 1:
         return None
-    return CommonFailure(len(executions), reasons[0].text, reasons[0].hint or HINT_SAME_FAILURE)
+    hint = reasons[0].hint or HINT_SAME_FAILURE
+    return CommonFailure(
+        len(executions), reasons[0].text, hint, processes_only=len(executions) < len(regraded)
+    )
 
 
 def _global_failures(tasks: Sequence[TaskResult]) -> tuple[GlobalFailure, ...]:

@@ -171,6 +171,13 @@ class CommonFailure:
     executions: int
     reason: str
     hint: str
+    processes_only: bool = False
+    """Graders checked in process ran too (and are not counted): the banner says "program"."""
+
+    @property
+    def what(self) -> str:
+        """What failed alike, as the banner names it."""
+        return "program grader execution" if self.processes_only else "grader execution"
 
 
 @dataclass(frozen=True)

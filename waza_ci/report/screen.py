@@ -125,7 +125,7 @@ def banner(report: Report, medium: Medium) -> list[str]:
     if common is None:
         return []
     return [
-        f"> **{ICON_ERROR} Every grader execution ({common.executions}) failed the same way:**"
+        f"> **{ICON_ERROR} Every {common.what} ({common.executions}) failed the same way:**"
         f" {code(common.reason, medium, in_table=False, max_chars=REASON_MAX_CHARS)}  \n"
         f"> **Likely fix:** {trusted(common.hint)}."
     ]

@@ -77,7 +77,7 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     common = report.common_failure
     if common is not None:
         lines.append(
-            f"  every grader execution ({common.executions}) failed the same way: "
+            f"  every {common.what} ({common.executions}) failed the same way: "
             f"{_safe(common.reason, REASON_MAX_CHARS)}"
         )
         lines.append(f"  likely fix: {common.hint}")

@@ -24,3 +24,7 @@ GRADER_KINDS = frozenset(
 MODEL_KINDS = frozenset({"prompt"})
 """Kinds that ask a model (an LLM judge): they cannot be graded again offline, so waza-ci keeps
 their saved verdicts."""
+
+PROCESS_KINDS = frozenset({"program", "code"})
+"""Kinds that start a process (a grader program, an interpreter): the ones a broken setup (a
+missing interpreter, a wrong working directory) fails all alike."""
