@@ -62,7 +62,24 @@ graders:
     type: skill_invocation
     config:
       required_skills: [review]
+      mode: any_order
 """
+
+
+SAVED_NAMES = ("mentions", "thrifty", "edits", "skills", "_output_contains")
+
+
+def saved_verdict(name: str) -> dict[str, Any]:
+    return {
+        "identifier": name,
+        "type": "text",
+        "score": 1,
+        "weight": 1,
+        "passed": True,
+        "feedback": "All text checks passed",
+        "details": {"failures": None, "total_checks": 2, "passed_checks": 2},
+        "duration_ms": 0,
+    }
 
 
 def results_doc(tasks: int, runs: int) -> dict[str, Any]:
@@ -82,7 +99,8 @@ def results_doc(tasks: int, runs: int) -> dict[str, Any]:
                 "usage": {"input_tokens": 900, "output_tokens": 300},
             },
             "skill_invocations": [{"name": "review", "path": "skills/review/SKILL.md"}],
-            "validations": {},
+            # As waza saved them: the file is the same size before and after grading.
+            "validations": {name: saved_verdict(name) for name in SAVED_NAMES},
         }
 
     return {

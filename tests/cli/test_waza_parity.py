@@ -81,7 +81,13 @@ def test_a_scenario_eval_regrades_like_any_other(project: Project, grade_project
     result, regraded = _regraded(project, grade_project)
     assert result.code == 0, result.stderr
     validations = regraded["tasks"][0]["runs"][0]["validations"]
-    assert validations["report"]["passed"] is True and validations["boundary"] == kept["boundary"]
+    assert validations["report"]["passed"] is True
+    boundary = validations["boundary"]  # a file grader: graded again in the workspace
+    assert (boundary["type"], boundary["passed"], boundary["feedback"]) == (
+        "file",
+        True,
+        "All file checks passed",
+    )
 
 
 def test_a_results_type_error_names_waza_s_type_not_a_python_class(

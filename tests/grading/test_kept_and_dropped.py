@@ -98,3 +98,33 @@ def test_a_verdict_that_flips_is_reported_saved_and_now(project: Project, tmp_pa
     rows = {row["grader"]: row for row in data["tasks"][0]["graders"]}
     assert rows["ok"]["flips"] == [{"run": 1, "saved": "failed", "now": "passed"}]
     assert data["counts"]["flipped"] == 1
+
+
+def test_a_regraded_verdict_keeps_every_field_beside_what_was_saved() -> None:
+    # merge_run spells dataclasses.replace out for speed; a field added to Verdict must not be
+    # lost there.
+    from dataclasses import fields, replace
+
+    from waza_ci.grading.verdicts import _with_saved
+    from waza_ci.waza.results import SavedVerdict
+    from waza_ci.waza.scoring import Diagnosis, Verdict
+
+    values: dict[str, Any] = {
+        "name": "n",
+        "kind": "text",
+        "score": 0.25,
+        "weight": 2.0,
+        "passed": False,
+        "feedback": "f",
+        "regraded": True,
+        "error": "e",
+        "duration_ms": 7,
+        "diagnosis": Diagnosis(exit_error="x"),
+        "notes": ("a",),
+        "saved_passed": None,
+        "saved_score": None,
+    }
+    assert {f.name for f in fields(Verdict)} == set(values)
+    verdict = Verdict(**values)
+    before = SavedVerdict.model_validate(_saved("n", "text", True))
+    assert _with_saved(verdict, before) == replace(verdict, saved_passed=True, saved_score=1.0)

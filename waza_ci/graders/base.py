@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from waza_ci.waza.results import SavedRun
+from waza_ci.waza.results import SavedRun, SavedVerdict
 from waza_ci.waza.scoring import Diagnosis, Verdict, effective_weight
 from waza_ci.waza.spec import GraderSpec, TaskSpec
 
@@ -92,8 +92,8 @@ def raw_verdict(
     raw: dict[str, Any] = {
         "identifier": grader.name,
         "type": grader.kind if written_type is None else written_type,
-        "score": (1.0 if passed else 0.0) if score is None else score,
-        "weight": effective_weight(grader.weight),
+        "score": go_number((1.0 if passed else 0.0) if score is None else score),
+        "weight": go_number(effective_weight(grader.weight)),
         "passed": passed,
         "feedback": feedback,
     }
@@ -108,16 +108,38 @@ class GoStruct(dict[str, Any]):
     map's keys sorted. A kind builds one with its fields in waza's struct order."""
 
 
+def go_number(value: float) -> float | int:
+    """A float as the results writer needs no conversion for: a whole number as an int (Go
+    prints `1` for 1.0 either way, and the writer would otherwise convert every verdict)."""
+    if value.is_integer() and abs(value) < _GO_INTEGER_LIMIT:
+        return int(value)
+    return value
+
+
+_GO_INTEGER_LIMIT = 1e21  # from here on Go prints floats in exponent form
+
+
 def sort_keys(value: Any) -> Any:
     """`value` as Go prints it: every map's keys sorted, every struct's fields in their order,
-    at any depth."""
-    if isinstance(value, GoStruct):
-        return GoStruct({key: sort_keys(item) for key, item in value.items()})
-    if isinstance(value, dict):
-        return {key: sort_keys(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [sort_keys(item) for item in value]
+    whole floats as ints (see `go_number`), at any depth. (Type checks by identity: it runs for
+    every verdict.)"""
+    kind = type(value)
+    if kind is float:
+        return go_number(value)
+    if kind is dict:
+        return {key: _sorted_item(value[key]) for key in sorted(value)}
+    if kind is GoStruct:
+        return GoStruct({key: _sorted_item(item) for key, item in value.items()})
+    if kind is list or kind is tuple:
+        return [_sorted_item(item) for item in value]
     return value
+
+
+def _sorted_item(value: Any) -> Any:
+    return sort_keys(value) if type(value) in _CONVERTED else value
+
+
+_CONVERTED = frozenset({dict, list, tuple, GoStruct, float})
 
 
 def regraded_verdict(
@@ -127,6 +149,7 @@ def regraded_verdict(
     notes: tuple[str, ...] = (),
     diagnosis: Diagnosis | None = None,
     kind: str | None = None,
+    saved: SavedVerdict | None = None,
 ) -> Verdict:
     """The report's view of a verdict this grading produced (`raw` is our own dict); `kind`
     is the grader's kind where the written `type` differs (waza writes "" for some)."""
@@ -142,4 +165,6 @@ def regraded_verdict(
         notes=notes,
         duration_ms=int(raw.get("duration_ms", 0)),
         diagnosis=diagnosis,
+        saved_passed=None if saved is None else saved.passed,
+        saved_score=None if saved is None else saved.score,
     )

@@ -86,7 +86,8 @@ class InProcessGrader(ABC, Generic[ConfigT]):
             score=outcome.score,
             written_type=self.written_type,
         )
-        return GraderResult(raw, regraded_verdict(raw, kind=self.kind))
+        saved = (job.run.validations or {}).get(job.grader.name)
+        return GraderResult(raw, regraded_verdict(raw, kind=self.kind, saved=saved))
 
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
         return self.failed(job, message, 0)

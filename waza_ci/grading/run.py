@@ -4,7 +4,8 @@ come back in plan order. Cancellation (SIGINT/SIGTERM) stops what is queued and 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -41,9 +42,13 @@ class ExecutionResult:
 
 
 def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
-    """Run every execution on `setup.jobs` threads; results come back in plan order."""
-    contexts = _ContextCache(plan.executions)
-    counter = _Counter(len(plan.executions))
+    """Run every execution; results come back in plan order. Graders that start a process run
+    on `setup.jobs` threads; graders checked in this process run on the calling thread
+    meanwhile (a thread hand-off would cost more than the check itself)."""
+    processes = [i for i, e in enumerate(plan.executions) if not e.in_process]
+    in_process = [i for i, e in enumerate(plan.executions) if e.in_process]
+    contexts = _ContextCache([plan.executions[i] for i in processes])
+    counter = _Counter(len(processes))
 
     def execute(execution: Execution) -> ExecutionResult:
         kind = _kind(execution)
@@ -60,18 +65,51 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
             setup.progress(f"[{counter.next()}/{counter.total}] {_describe(result)}")
         return result
 
+    results: list[ExecutionResult | None] = [None] * len(plan.executions)
+    if not processes:  # nothing to start, so no process to watch or reap
+        graded = list(_grade_in_process(plan, in_process, setup))
+        stop_if_cancelled()
+        return graded
     enable_orphan_adoption()
     GUARD.start()  # before the census below, so the watchman is not taken for an orphan
     before = child_pids()  # a library caller's own children are none of our business
     try:
         with ThreadPoolExecutor(max_workers=max(1, setup.jobs)) as pool:
-            results = list(pool.map(execute, plan.executions))
+            running = pool.map(execute, [plan.executions[i] for i in processes])
+            for index, result in zip(
+                in_process, _grade_in_process(plan, in_process, setup), strict=True
+            ):
+                results[index] = result
+            for index, result in zip(processes, running, strict=True):
+                results[index] = result
     finally:
         # Every grader has been reaped; whatever still runs escaped its process group.
         kill_orphans(spare=before)
         wait_for_closes()  # no descriptor of ours outlives the grading
     stop_if_cancelled()
-    return results
+    return [result for result in results if result is not None]
+
+
+def _grade_in_process(
+    plan: GradingPlan, indexes: Sequence[int], setup: GradingSetup
+) -> Iterator[ExecutionResult]:
+    """The in-process executions, in plan order, and one progress line for all of them."""
+    started = time.perf_counter()
+    kinds: set[str] = set()
+    for index in indexes:
+        execution = plan.executions[index]
+        kind = _kind(execution)
+        kinds.add(execution.grader.kind)
+        job = _job(execution, b"", setup)
+        graded = kind.cancelled(job, _CANCELLED) if cancelled() else kind.grade(job)
+        yield ExecutionResult(execution, graded.raw, graded.verdict)
+    if indexes and setup.progress is not None:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        setup.progress(
+            f"graded in process: {len(indexes):,} "
+            f"{'verdict' if len(indexes) == 1 else 'verdicts'} "
+            f"({', '.join(sorted(kinds))}) in {elapsed_ms:,.0f} ms"
+        )
 
 
 def stop_if_cancelled() -> None:
