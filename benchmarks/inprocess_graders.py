@@ -2,16 +2,19 @@
 loading and writing the same results file; and one in-process verdict against the same check
 done by a `program` grader.
 
-1. Load + write (baseline): `load_results` of a results file of 100 tasks × 100 runs (short
-   outputs, a session digest each) and `write_results` of it, the least any re-grading does.
+1. Load + write (baseline): `load_results` of a results file of 100 tasks × 100 runs and
+   `write_results` of it, the least any re-grading does. Each run is shaped like a real one: a
+   session digest, the five verdicts waza saved, and an 8 KB transcript, smaller than any
+   genuine `waza run` output in `../shared/waza-wild` (15 to 120 KB per run).
    Grading: the same file through the engine (`prepare_grading`, `run_grading`, writing the
    regraded file), with five in-process graders per task: `text` (a substring and an RE2
    pattern), `behavior`, `tool_calls`, `skill_invocation` and the task's
    `expected.output_contains`. The figure is how much grading adds: (grading - baseline) /
    baseline. Goal: at most 0.5.
 2. One verdict: the same substring check as a `text` grader and as a `program` grader
-   (`grep -qi` over stdin), over 200 runs each, time per verdict of the grading alone (the
-   files loaded and planned beforehand). Goal: at least 100×.
+   (`grep -qi` over stdin), over 200 runs each: the time per verdict of the grading stage
+   (`run_plan`: every execution, in plan order), the files loaded and planned beforehand.
+   Goal: at least 100×.
 
 Runs alternate; the fastest of `--repeats` counts.
 
@@ -33,7 +36,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _project import transcript
+
 from waza_ci.engine import GradeRequest, PreparedGrading, prepare_grading, run_grading
+from waza_ci.grading.run import run_plan
 from waza_ci.waza.results import load_results, write_results
 
 TASKS = 100
@@ -66,6 +72,7 @@ graders:
 """
 
 
+TRANSCRIPT = transcript(8_000)
 SAVED_NAMES = ("mentions", "thrifty", "edits", "skills", "_output_contains")
 
 
@@ -99,6 +106,7 @@ def results_doc(tasks: int, runs: int) -> dict[str, Any]:
                 "usage": {"input_tokens": 900, "output_tokens": 300},
             },
             "skill_invocations": [{"name": "review", "path": "skills/review/SKILL.md"}],
+            "transcript": TRANSCRIPT,
             # As waza saved them: the file is the same size before and after grading.
             "validations": {name: saved_verdict(name) for name in SAVED_NAMES},
         }
@@ -186,9 +194,11 @@ def measure_verdict(repeats: int, runs: int = 200) -> tuple[float, float]:
         text_root, program_root = Path(temp) / "text", Path(temp) / "program"
         write_project(text_root, text, 1, runs, expected=False)
         write_project(program_root, program, 1, runs, expected=False)
-        text_plan, program_plan = _prepared(text_root), _prepared(program_root)
+        by_text, by_program = _prepared(text_root), _prepared(program_root)
         in_process, process = fastest(
-            repeats, lambda: run_grading(text_plan), lambda: run_grading(program_plan)
+            repeats,
+            lambda: run_plan(by_text.plan, by_text.setup),
+            lambda: run_plan(by_program.plan, by_program.setup),
         )
     return in_process / runs, process / runs
 

@@ -39,3 +39,33 @@ def test_maps_print_sorted_and_structs_in_field_order() -> None:
 
 def test_details_none_is_left_out() -> None:
     assert "details" not in raw_verdict(GRADER, False, "no", None, 3)
+
+
+def test_kinds_that_write_details_as_made_make_them_in_go_order() -> None:
+    # A kind that skips sort_keys (for speed) must build exactly what sort_keys would leave.
+    import textwrap
+    from pathlib import Path
+    from tempfile import TemporaryDirectory
+
+    from tests.graders.harness import grade, grader_task
+    from waza_ci.graders import KINDS, SYNTHETIC_KINDS
+    from waza_ci.graders.base import sort_keys
+
+    presorted = {
+        name
+        for name, kind in {**KINDS, **SYNTHETIC_KINDS}.items()
+        if getattr(kind, "details_in_go_order", False)
+    }
+    assert presorted == {"text"}
+    entry = textwrap.dedent(
+        """\
+        name: t
+        type: text
+        config: {contains: [a], not_contains_cs: [b], regex_match: ['x+'], contains_cs: []}
+        """
+    )
+    with TemporaryDirectory() as folder:
+        result = grade(grader_task(Path(folder), entry), "t", {"final_output": "a x"})
+    details = result.raw["details"]
+    assert details == sort_keys(details)
+    assert list(details) == sorted(details)

@@ -21,7 +21,7 @@ class GraderSetup:
     temp_dir: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GraderJob:
     """One grader against one saved run."""
 
@@ -37,7 +37,7 @@ class GraderJob:
     setup: GraderSetup
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GraderResult:
     """A verdict twice: in waza's results-file shape (`raw`) and as the report reads it."""
 
@@ -86,9 +86,11 @@ def raw_verdict(
     *,
     score: float | None = None,
     written_type: str | None = None,
+    details_in_go_order: bool = False,
 ) -> dict[str, Any]:
     """A validations entry exactly as waza writes it: `score` defaults to pass/fail, `type`
-    to the grader's kind, and `details` is left out when None (Go's `omitempty` on a nil map)."""
+    to the grader's kind, and `details` is left out when None (Go's `omitempty` on a nil map).
+    `details_in_go_order`: the caller built them as `sort_keys` would leave them."""
     raw: dict[str, Any] = {
         "identifier": grader.name,
         "type": grader.kind if written_type is None else written_type,
@@ -98,7 +100,7 @@ def raw_verdict(
         "feedback": feedback,
     }
     if details is not None:
-        raw["details"] = sort_keys(details)  # Go prints map keys sorted
+        raw["details"] = details if details_in_go_order else sort_keys(details)
     raw["duration_ms"] = duration_ms
     return raw
 

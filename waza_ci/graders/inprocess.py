@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
+from waza_ci.waza.scoring import Verdict
 from waza_ci.waza.spec import GraderSpec
 
 ConfigT = TypeVar("ConfigT")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """One verdict in waza's terms; `details` None leaves the key out, as waza does."""
 
@@ -57,6 +58,9 @@ class InProcessGrader(ABC, Generic[ConfigT]):
     kind: ClassVar[str]
     written_type: ClassVar[str | None] = None
     """The `type` waza writes in the verdict when it is not the kind (tool_calls: "")."""
+    details_in_go_order: ClassVar[bool] = False
+    """The kind builds `details` with sorted keys and no floats, so they are written as made
+    (sorting every verdict's details again is most of an in-process verdict's cost)."""
     needs_context = False
     in_process = True
 
@@ -85,9 +89,22 @@ class InProcessGrader(ABC, Generic[ConfigT]):
             _elapsed_ms(started),
             score=outcome.score,
             written_type=self.written_type,
+            details_in_go_order=self.details_in_go_order,
         )
         saved = (job.run.validations or {}).get(job.grader.name)
-        return GraderResult(raw, regraded_verdict(raw, kind=self.kind, saved=saved))
+        verdict = Verdict(  # from the values themselves: regraded_verdict would parse `raw`
+            name=job.grader.name,
+            kind=self.kind,
+            score=outcome.score,
+            weight=raw["weight"],
+            passed=outcome.passed,
+            feedback=outcome.feedback,
+            regraded=True,
+            duration_ms=raw["duration_ms"],
+            saved_passed=None if saved is None else saved.passed,
+            saved_score=None if saved is None else saved.score,
+        )
+        return GraderResult(raw, verdict)
 
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
         return self.failed(job, message, 0)

@@ -54,6 +54,7 @@ class TextGrader(InProcessGrader[TextConfig]):
     """waza's `text` grader kind."""
 
     kind = "text"
+    details_in_go_order = True
 
     def configure(self, grader: GraderSpec) -> TextConfig:
         params = decode_params(grader, "TextGraderParameters", _SHAPE)
@@ -70,7 +71,15 @@ class TextGrader(InProcessGrader[TextConfig]):
     def evaluate(self, config: TextConfig, job: GraderJob) -> Outcome:
         output = job.run.final_output
         failures = _substring_failures(config, output) + _pattern_failures(config, output)
-        details: dict[str, Any] = {**config.lists, "failures": failures or None}
+        details = {  # in Go's order (keys sorted): written as they are
+            "contains": config.lists["contains"],
+            "contains_cs": config.lists["contains_cs"],
+            "failures": failures or None,
+            "not_contains": config.lists["not_contains"],
+            "not_contains_cs": config.lists["not_contains_cs"],
+            "regex_match": config.lists["regex_match"],
+            "regex_not_match": config.lists["regex_not_match"],
+        }
         return Outcome(
             score=fraction(config.checks, len(failures)),
             passed=not failures,

@@ -24,7 +24,7 @@ class TaskMatch:
     saved: SavedTask
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Execution:
     """One grader against one saved run."""
 

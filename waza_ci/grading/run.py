@@ -33,7 +33,7 @@ class GradingSetup(GraderSetup):
     progress: Progress | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ExecutionResult:
     execution: Execution
     raw_verdict: dict[str, Any]
@@ -95,11 +95,12 @@ def _grade_in_process(
 ) -> Iterator[ExecutionResult]:
     """The in-process executions, in plan order, and one progress line for all of them."""
     started = time.perf_counter()
-    kinds: set[str] = set()
+    kinds: dict[int, GraderKind] = {}  # by grader: looked up once, not per run
     for index in indexes:
         execution = plan.executions[index]
-        kind = _kind(execution)
-        kinds.add(execution.grader.kind)
+        kind = kinds.get(id(execution.grader))
+        if kind is None:
+            kind = kinds[id(execution.grader)] = _kind(execution)
         job = _job(execution, b"", setup)
         graded = kind.cancelled(job, _CANCELLED) if cancelled() else kind.grade(job)
         yield ExecutionResult(execution, graded.raw, graded.verdict)
@@ -108,7 +109,8 @@ def _grade_in_process(
         setup.progress(
             f"graded in process: {len(indexes):,} "
             f"{'verdict' if len(indexes) == 1 else 'verdicts'} "
-            f"({', '.join(sorted(kinds))}) in {elapsed_ms:,.0f} ms"
+            f"({', '.join(sorted({kind.kind for kind in kinds.values()}))}) "
+            f"in {elapsed_ms:,.0f} ms"
         )
 
 

@@ -59,7 +59,7 @@ class Diagnosis:
     """Where the limit came from: `config.timeout at eval.yaml:12`, `.waza.yaml`, the default."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """One entry of a run's `validations`, as the report sees it."""
 
