@@ -24,6 +24,7 @@ from pathlib import Path
 
 import container_startup
 import import_time
+import inprocess_graders
 import jobs_speedup
 import memory_peak
 import pool_overhead
@@ -104,6 +105,7 @@ def main() -> None:
         lambda: scaling.rows([10, 100, 1000, 3000] if quick else [10, 100, 1000, 10000]),
         lambda: memory_peak.rows(1.0),
         lambda: writer.rows(3),
+        lambda: inprocess_graders.rows(2 if quick else 3),
     ]
     table: list[Row] = []
     for step in steps:
