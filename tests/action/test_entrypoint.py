@@ -178,7 +178,12 @@ def test_demo_posts_its_failure_and_writes_outputs(
         lines.index("::endgroup::"),
     )
     progress = [i for i, line in enumerate(lines) if line.startswith("waza-ci: [")]
-    assert len(progress) == 24 and all(opened < i < closed for i in progress)
+    assert len(progress) == 14 and all(opened < i < closed for i in progress)  # the programs
+    (in_process,) = [i for i, line in enumerate(lines) if "graded in process:" in line]
+    assert opened < in_process < closed
+    assert lines[in_process].startswith(
+        "waza-ci: graded in process: 10 verdicts (behavior, expected, file, text) in "
+    )
     # The report: the first screen in the check run, the details in output.text, the URL in
     # the log, the failing tasks and the report JSON as outputs.
     assert "| 2 / 2 | `AssertionError: 2 of 2 entries" in check["output"]["summary"]
