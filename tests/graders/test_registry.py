@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from waza_ci.errors import Location
 from waza_ci.graders import KEPT_KINDS, KINDS, SYNTHETIC_KINDS, kind_of
-from waza_ci.graders.program import ProgramGrader
+from waza_ci.graders.programs.program import ProgramGrader
 from waza_ci.waza.kinds import GRADER_KINDS
 from waza_ci.waza.spec import GraderSpec, ProgramConfig
 

@@ -1,27 +1,19 @@
-"""The grader kinds waza-ci runs again, one module each behind `base.GraderKind`, and the
-registry that picks one by the spec's `type`.
+"""The grader kinds waza-ci grades again, one module each behind `base.GraderKind`, grouped by
+what they read, and the registry that picks one by the spec's `type`.
 
 base.py        the interface: a job in (grader, task, saved run, config, setup), a verdict out
 inprocess.py   what the kinds graded inside this process share (result shape, Go errors)
 params.py      a grader's `config`, decoded strictly as waza's factory decodes it
 gofmt.py       Go's spellings (`%q`, `%v`, JSON, ToLower) that waza's texts are made of
 goregex.py     regular expressions with Go's semantics and error texts (RE2)
-program.py     `program`: an external program in the sandbox, judged by its exit code
-text.py        `text`: substrings and RE2 patterns in the final output
-json_schema.py `json_schema`: the final output against a JSON Schema (json_schema_*.py: parse,
-               compile, validate, texts and formats as waza's Go library has them)
-file.py        `file`: files that must (not) exist and content patterns, in the workspace
-diff.py        `diff`: workspace files against snapshots and fragments (never written)
-workspace_paths.py  the workspace path rules `file` and `diff` share (rooted reads)
-code.py        `code`: inline assertions run by python3 or node (our runners in code_wrappers/)
-trigger.py     `trigger`: the task prompt against the skill's SKILL.md (skill_md.py reads it)
-expected.py    the task's `expected.output_*` checks, as waza synthesises them
-behavior.py, tool_calls.py, tool_constraint.py, action_sequence.py, skill_invocation.py
-               the agent's session: tool use, limits, sequences, skills (session.py reads the
-               saved run's digest; argmatcher.py, argmatcher_decode.py and tool_names.py
-               serve the tool kinds)
+output/        the final output: `text`, `json_schema`, the task's `expected:` checks
+workspace/     the workspace: `file`, `diff`
+session/       the saved session: `behavior`, `tool_calls`, `tool_constraint`,
+               `action_sequence`, `skill_invocation`
+skill/         the task's prompt against SKILL.md: `trigger`
+programs/      a process: `program` (the sandbox), `code` (python3 or node)
 
-A `prompt` grader (an LLM judge) is not run again: it needs a model, so its saved verdict is
+A `prompt` grader (an LLM judge) is not graded again: it needs a model, so its saved verdict is
 kept. So is the verdict of a kind waza-ci does not know.
 """
 
@@ -29,20 +21,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from waza_ci.graders.action_sequence import ActionSequenceGrader
 from waza_ci.graders.base import GraderKind
-from waza_ci.graders.behavior import BehaviorGrader
-from waza_ci.graders.code import CodeGrader
-from waza_ci.graders.diff import DiffGrader
-from waza_ci.graders.expected import ExpectedChecks
-from waza_ci.graders.file import FileGrader
-from waza_ci.graders.json_schema import JsonSchemaGrader
-from waza_ci.graders.program import ProgramGrader
-from waza_ci.graders.skill_invocation import SkillInvocationGrader
-from waza_ci.graders.text import TextGrader
-from waza_ci.graders.tool_calls import ToolCallsGrader
-from waza_ci.graders.tool_constraint import ToolConstraintGrader
-from waza_ci.graders.trigger import TriggerGrader
+from waza_ci.graders.output.expected import ExpectedChecks
+from waza_ci.graders.output.json_schema.grader import JsonSchemaGrader
+from waza_ci.graders.output.text import TextGrader
+from waza_ci.graders.programs.code import CodeGrader
+from waza_ci.graders.programs.program import ProgramGrader
+from waza_ci.graders.session.action_sequence import ActionSequenceGrader
+from waza_ci.graders.session.behavior import BehaviorGrader
+from waza_ci.graders.session.skill_invocation import SkillInvocationGrader
+from waza_ci.graders.session.tool_calls import ToolCallsGrader
+from waza_ci.graders.session.tool_constraint import ToolConstraintGrader
+from waza_ci.graders.skill.trigger import TriggerGrader
+from waza_ci.graders.workspace.diff import DiffGrader
+from waza_ci.graders.workspace.file import FileGrader
 from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.spec import GraderSpec
 

@@ -1,0 +1,2 @@
+"""Kinds that start a process: `program` (a grader program in the sandbox) and `code` (inline
+assertions run by python3 or node, through waza-ci's own runners in code_wrappers/)."""

@@ -1,0 +1,290 @@
+"""Decoding argument matchers from the spec (waza's `argmatcher.Matcher.UnmarshalYAML` and
+`Compile`), with waza's load errors.
+
+A matcher decodes itself while waza loads the YAML, so its errors are load errors inside
+waza's `invalid grader config` wrapper; only a null matcher (`query:` with no value) gets
+through, and fails when the grader is constructed (`argmatcher: matcher kind not set`).
+Operands are read as yaml.v3 reads YAML into Go values (`go_yaml_value`).
+
+Deliberate differences: a `json_schema` matcher is compiled by Python's `jsonschema` (draft
+2020-12 unless `$schema` says otherwise), so `argmatcher: invalid json_schema: …` is worded
+differently; a schema `$ref` to a remote document is not fetched.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+
+from waza_ci.graders.base import GoStruct
+from waza_ci.graders.gofmt import go_quote
+from waza_ci.graders.goregex import GoRegexError, compile_go
+from waza_ci.graders.params import config_error
+from waza_ci.graders.session.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
+from waza_ci.waza.spec import GraderSpec
+
+_ALLOWED = ", ".join(KINDS)
+_MAP_TYPE = "map[string]interface {}"
+
+
+class MatcherError(Exception):
+    """A matcher waza refuses while decoding the YAML; `str()` is waza's text."""
+
+    def __init__(self, message: str, node: yaml.Node | None = None) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+def listed_arg_matchers(
+    grader: GraderSpec, list_field: str, go_type: str
+) -> dict[int, ArgMatchers]:
+    """The `args` matchers of each entry of the list `config.<list_field>`, by entry index.
+
+    Decoded before the rest of the config is checked, because yaml.v3 stops at a matcher's
+    error at once but collects type errors to report at the end: a bad matcher is the error
+    waza reports even when an unknown key comes first."""
+    config = grader.config
+    found: dict[int, ArgMatchers] = {}
+    entries = mapping_child(config, list_field) if config is not None else None
+    if config is None or not isinstance(entries, yaml.SequenceNode):
+        return found
+    for index, entry in enumerate(entries.value):
+        args = mapping_child(entry, "args")
+        if not isinstance(args, yaml.MappingNode):
+            continue  # absent, null, or a shape error the strict decoding reports
+        try:
+            matchers = {str(key.value): decode_matcher(value, config) for key, value in args.value}
+        except MatcherError as err:
+            message = f"failed to decode grader parameters of type models.{go_type}: {err}"
+            raise config_error(grader, message, err.node) from None
+        found[index] = tuple(sorted(matchers.items(), key=lambda item: item[0]))
+    return found
+
+
+def mapping_child(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    """The value of `key` in a YAML mapping node (the last one, as a decoder keeps it)."""
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    value = None
+    for key_node, value_node in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            value = value_node
+    return value
+
+
+def decode_matcher(node: yaml.Node, config: yaml.Node) -> Matcher:
+    """One matcher from its YAML node; `config` is the grader's `config` node (waza counts
+    lines from it). Raises MatcherError with waza's text, pointing at the matcher."""
+    try:
+        return _decode_matcher(node, config)
+    except MatcherError as err:
+        raise MatcherError(str(err), node) from None
+
+
+def _decode_matcher(node: yaml.Node, config: yaml.Node) -> Matcher:
+    if _is_null(node):
+        return Matcher("")  # yaml.v3 never hands a null to the matcher's own decoder
+    if not isinstance(node, yaml.MappingNode):
+        kind = "sequence" if isinstance(node, yaml.SequenceNode) else "scalar"
+        raise MatcherError(f"argmatcher: expected mapping (e.g. {{regex: '^foo'}}), got {kind}")
+    if not node.value:
+        raise MatcherError(f"argmatcher: empty matcher; expected one of {_ALLOWED}")
+    if len(node.value) > 1:
+        keys = ", ".join(str(key.value) for key, _ in node.value)
+        raise MatcherError(
+            f"argmatcher: exactly one matcher kind allowed, got {len(node.value)} ({keys})"
+        )
+    key_node, value = node.value[0]
+    kind = str(key_node.value)
+    if kind not in KINDS:
+        raise MatcherError(
+            f"argmatcher: unknown matcher kind {go_quote(kind)} (allowed: {_ALLOWED})"
+        )
+    lines = _Lines(config)
+    if kind == "equals":
+        return Matcher(kind, go_yaml_value(value))
+    if kind in ("regex", "contains"):
+        return _compile_text(kind, lines.string(kind, value))
+    if kind == "range":
+        return _compile_range(lines.bounds(value))
+    return _compile_schema(lines.schema(value))
+
+
+def _compile_text(kind: str, text: str) -> Matcher:
+    if kind == "contains":
+        if text == "":
+            raise MatcherError("argmatcher: contains matcher requires a non-empty substring")
+        return Matcher(kind, text)
+    if text == "":
+        raise MatcherError("argmatcher: regex matcher requires a non-empty pattern")
+    try:
+        pattern = compile_go(text)
+    except GoRegexError as err:
+        raise MatcherError(f"argmatcher: invalid regex {go_quote(text)}: {err}") from None
+    return Matcher(kind, text, pattern=pattern)
+
+
+def _compile_range(bounds: dict[str, float]) -> Matcher:
+    if not bounds:
+        raise MatcherError(
+            "argmatcher: range matcher requires at least one bound (gte, lte, gt, lt)"
+        )
+    # waza's range matcher is a struct: its bounds print in field order, gte, lte, gt, lt.
+    return Matcher("range", GoStruct({name: bounds[name] for name in BOUNDS if name in bounds}))
+
+
+def _compile_schema(schema: dict[str, Any] | None) -> Matcher:
+    if not schema:
+        raise MatcherError("argmatcher: json_schema matcher requires a non-empty schema")
+    # jsonschema takes a tenth of a second to import: only specs with a schema matcher pay it.
+    from jsonschema import exceptions, validators  # noqa: PLC0415
+
+    validator_class = validators.validator_for(schema, default=validators.Draft202012Validator)
+    try:
+        validator_class.check_schema(schema)
+    except exceptions.SchemaError as err:
+        raise MatcherError(f"argmatcher: invalid json_schema: {err.message}") from None
+    return Matcher("json_schema", schema, validator=validator_class(schema))
+
+
+class _Lines:
+    """Decodes a matcher's operand as yaml.v3 decodes it into a typed Go field, with its
+    type errors in yaml.v3's words and line numbers (counted within the grader's `config`,
+    which waza re-serialises before decoding)."""
+
+    def __init__(self, config: yaml.Node) -> None:
+        self.first_line = config.start_mark.line
+
+    def string(self, kind: str, node: yaml.Node) -> str:
+        if _is_null(node):
+            return ""
+        if isinstance(node, yaml.ScalarNode):
+            return str(node.value)  # yaml.v3 reads any scalar into a string as its text
+        raise self._error(kind, [self._cannot(node, "string")])
+
+    def bounds(self, node: yaml.Node) -> dict[str, float]:
+        if _is_null(node):
+            return {}
+        if not isinstance(node, yaml.MappingNode):
+            raise self._error("range", [self._cannot(node, "argmatcher.RangeSpec")])
+        found: dict[str, float] = {}
+        problems: list[str] = []
+        for key, value in node.value:
+            name = str(key.value)
+            if name not in BOUNDS or _is_null(value):
+                continue  # unknown keys are ignored: the decoder is not strict in here
+            number = _float_of(value)
+            if number is None:
+                problems.append(self._cannot(value, "float64"))
+            else:
+                found[name] = number
+        if problems:
+            raise self._error("range", problems)
+        return {name: found[name] for name in BOUNDS if name in found}
+
+    def schema(self, node: yaml.Node) -> dict[str, Any] | None:
+        if _is_null(node):
+            return None
+        if not isinstance(node, yaml.MappingNode):
+            raise self._error("json_schema", [self._cannot(node, _MAP_TYPE)])
+        schema = go_yaml_value(node)
+        return schema if isinstance(schema, dict) else None
+
+    def _cannot(self, node: yaml.Node, go_type: str) -> str:
+        line = node.start_mark.line - self.first_line + 1
+        if isinstance(node, yaml.ScalarNode):
+            text = str(node.value)
+            shown = f"{text[:7]}..." if len(text) > 10 else text
+            return f"line {line}: cannot unmarshal !!{_scalar_tag(node)} `{shown}` into {go_type}"
+        tag = "seq" if isinstance(node, yaml.SequenceNode) else "map"
+        return f"line {line}: cannot unmarshal !!{tag} into {go_type}"
+
+    @staticmethod
+    def _error(kind: str, problems: list[str]) -> MatcherError:
+        return MatcherError(f"argmatcher {kind}: yaml: unmarshal errors: {'; '.join(problems)}")
+
+
+# --- YAML scalars as yaml.v3 resolves them -------------------------------------------------
+
+_WORDS: dict[str, tuple[str, Any]] = {
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), ("null", None)),
+    **dict.fromkeys(("true", "True", "TRUE"), ("bool", True)),
+    **dict.fromkeys(("false", "False", "FALSE"), ("bool", False)),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), ("float", math.inf)),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), ("float", -math.inf)),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), ("float", math.nan)),
+}
+"""The plain scalars yaml.v3 resolves by their spelling."""
+_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
+_YAML_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_TIMESTAMP = re.compile(r"\d{4}-\d\d?-\d\d?([Tt ].*)?")
+_INT64 = 2**63
+_UINT64 = 2**64
+_BASES = {"x": 16, "o": 8, "b": 2}
+
+
+def go_yaml_value(node: yaml.Node) -> Any:
+    """A YAML value as yaml.v3 decodes it into Go's `any`: core-schema scalars (`yes` and
+    `1:30` stay strings, `0o17` is 15), timestamps as strings, mapping keys as strings."""
+    if isinstance(node, yaml.SequenceNode):
+        return [go_yaml_value(item) for item in node.value]
+    if isinstance(node, yaml.MappingNode):
+        return {str(key.value): go_yaml_value(value) for key, value in node.value}
+    return _resolve(node)[1]
+
+
+def _resolve(node: yaml.Node) -> tuple[str, Any]:
+    """(yaml.v3's short tag, Go value) of a scalar."""
+    text = str(node.value)
+    if getattr(node, "style", None) is not None:
+        return "str", text  # quoted or block text is always a string
+    if text in _WORDS:
+        return _WORDS[text]
+    if text[:1] in "-+.0123456789":
+        number = _number(text.replace("_", ""))
+        if number is not None:
+            return number
+        if _TIMESTAMP.fullmatch(text):
+            return "timestamp", text
+    return "str", text
+
+
+def _number(plain: str) -> tuple[str, Any] | None:
+    match = _GO_INT.fullmatch(plain)
+    if match:
+        sign, digits = match.groups()
+        base, body = _base_and_digits(digits)
+        value = int(body, base) * (-1 if sign == "-" else 1)
+        if -_INT64 <= value < _UINT64:
+            return "int", value
+    if _YAML_FLOAT.fullmatch(plain):
+        return "float", float(plain)
+    return None
+
+
+def _base_and_digits(digits: str) -> tuple[int, str]:
+    """Go's `ParseInt(s, 0, 64)` prefixes: 0x, 0o, 0b, and a bare leading 0 for octal."""
+    if len(digits) > 1 and digits[0] == "0":
+        prefix = digits[1].lower()
+        if prefix in _BASES:
+            return _BASES[prefix], digits[2:]
+        return 8, digits[1:]
+    return 10, digits
+
+
+def _scalar_tag(node: yaml.Node) -> str:
+    return _resolve(node)[0]
+
+
+def _float_of(node: yaml.Node) -> float | None:
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    tag, value = _resolve(node)
+    return float(value) if tag in ("int", "float") else None
+
+
+def _is_null(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and _resolve(node)[0] == "null"
