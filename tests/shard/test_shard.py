@@ -22,8 +22,10 @@ from tests.conftest import (
     without_times,
 )
 from waza_ci.errors import InputError
-from waza_ci.shard.plan import assign_shards, parse_shard
-from waza_ci.waza.results import dump_results
+from waza_ci.grading.plan import plan_grading
+from waza_ci.shard.plan import Shard, assign_shards, parse_shard, select_shard
+from waza_ci.waza.results import dump_results, load_results
+from waza_ci.waza.spec import load_eval
 
 TASKS = [f"t{number:02d}" for number in range(11)]  # 11: divisible by none of 2, 3, 7
 MISSING_FROM_RESULTS = "t09"
@@ -413,3 +415,26 @@ def test_a_merge_of_shards_cut_to_one_task_compares_the_baseline_on_that_task(
     assert merged.code == whole.code, merged.stderr
     assert comparison(merged.stderr) == comparison(whole.stderr)
     assert len(comparison(whole.stderr)) == 1 and " 0 removed" in comparison(whole.stderr)[0]
+
+
+def test_a_process_weighs_more_than_many_checks_in_process(project: Project) -> None:
+    # Issue 20: shards balance by cost. Two tasks with one program grader each and one with
+    # fifty in-process checks: by count, the fifty would outweigh both programs and put them in
+    # one shard; by cost, the programs go to different shards.
+    script = project.write_grader("ok.py", "import sys\nsys.stdin.read()\n")
+    project.write_eval("")
+    project.write_task("prog-a", graders=project.program_grader("ok", script))
+    project.write_task("prog-b", graders=project.program_grader("ok", script))
+    checks = "".join(
+        f"- {{name: c{n}, type: text, config: {{contains: [x]}}}}\n" for n in range(50)
+    )
+    project.write_task("checks", graders=checks)
+    project.write_results(make_results({t: [make_run(1)] for t in ("prog-a", "prog-b", "checks")}))
+    spec = load_eval(project.eval_path, working_directory=project.root)
+    plan = plan_grading(spec, [load_results(project.results_path)], None)
+    shard_of = {}
+    for index in (1, 2):
+        selection = select_shard(plan, Shard(index, 2), None, "digest")
+        shard_of.update({match.task.id: index for match in selection.plan.matches})
+    assert shard_of["prog-a"] != shard_of["prog-b"]
+    assert sum(e.in_process for e in plan.executions) == 50
