@@ -22,7 +22,7 @@ from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderJob, GraderSetup
 from waza_ci.graders.inprocess import GoError
-from waza_ci.graders.programs.code import decode_results, stdin_document
+from waza_ci.graders.programs.code_io import decode_results, stdin_document
 from waza_ci.waza.results import SavedRun
 from waza_ci.waza.scoring import PROBLEM_NOT_STARTED, PROBLEM_TIMED_OUT
 

@@ -35,7 +35,8 @@ from referencing.jsonschema import (
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoRegexError, compile_go
 from waza_ci.graders.output.json_schema.texts import Failure, quote, render
-from waza_ci.graders.output.json_schema.validate import Resolver, Validator
+from waza_ci.graders.output.json_schema.type_keywords import Resolver
+from waza_ci.graders.output.json_schema.validate import Validator
 
 SPECIFICATIONS: dict[int, Specification[Any]] = {
     4: DRAFT4,
