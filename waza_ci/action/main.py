@@ -172,7 +172,7 @@ class _ActionLog:
             yield
 
     def graded(self, evaluation: Evaluation) -> None:
-        from waza_ci.report.build import repo_relative_path  # noqa: PLC0415 - engine loaded
+        from waza_ci.report.sources import repo_relative_path  # noqa: PLC0415 - engine loaded
         from waza_ci.report.text import render_text  # noqa: PLC0415
 
         for warning in evaluation.warnings:  # an annotation on the file and line
@@ -192,7 +192,7 @@ def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: st
     if location is None or location.line is None:
         commands.error(str(err), title="waza-ci")
         return
-    from waza_ci.report.build import repo_relative_path  # noqa: PLC0415 - see the imports
+    from waza_ci.report.sources import repo_relative_path  # noqa: PLC0415 - see the imports
 
     commands.error(
         err.message,

@@ -25,7 +25,6 @@ from waza_ci.report._text import (
     readable_bmp,
     shorten,
 )
-from waza_ci.report.build import repo_relative_path
 from waza_ci.report.model import (
     FeedbackGroup,
     GlobalFailure,
@@ -34,6 +33,7 @@ from waza_ci.report.model import (
     Source,
     TaskResult,
 )
+from waza_ci.report.sources import repo_relative_path
 
 __all__ = ["Annotation", "build_annotations", "repo_relative_path"]
 

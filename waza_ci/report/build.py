@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from waza_ci.errors import Location
 from waza_ci.report._text import clean
@@ -37,6 +37,7 @@ from waza_ci.report.reasons import (
     failure_signature,
     reason_for,
 )
+from waza_ci.report.sources import Where, repo_relative_path
 from waza_ci.waza.kinds import MODEL_KINDS, PROCESS_KINDS
 from waza_ci.waza.scoring import (
     PROBLEM_CLEANUP,
@@ -49,56 +50,12 @@ from waza_ci.waza.scoring import (
 )
 
 
-def repo_relative_path(file: str, repo_root: str) -> str:
-    """`file` relative to the repository root `repo_root` (GITHUB_WORKSPACE), or "" when it is
-    not inside the repository: an annotation must never name a container path such as
-    `/github/workspace/...` nor a file GitHub cannot show (callers then attach no file).
-
-    Paths are POSIX (the action runs in a Linux container). A relative `file` is taken as
-    relative to the repository root (waza-ci runs in GITHUB_WORKSPACE). Nothing is resolved on
-    disk, so symlinks are not followed.
-    """
-    path = posixpath.normpath(file) if file else "."
-    if posixpath.isabs(path):
-        root = posixpath.normpath(repo_root) if repo_root else ""
-        if not posixpath.isabs(root):
-            return ""  # no absolute root to measure against: cannot place it in the repository
-        if root == "/":
-            return path.lstrip("/") or "."
-        prefix = root.rstrip("/") + "/"
-        if not path.startswith(prefix):
-            return ""
-        path = path[len(prefix) :]
-    elif repo_root and not posixpath.isabs(repo_root):
-        root = posixpath.normpath(repo_root)
-        if path.startswith(root.rstrip("/") + "/"):
-            path = path[len(root.rstrip("/")) + 1 :]
-    if path == ".." or path.startswith("../"):
-        return ""
-    return path or "."
-
-
-@dataclass(frozen=True)
-class _Where:
-    repo_root: str
-    links: SourceLinks | None
-
-    def source(self, location: Location) -> Source:
-        # GitHub rejects line 0; a location without a line means the top of the file.
-        line = location.line if location.line is not None and location.line >= 1 else 1
-        path = repo_relative_path(location.file, self.repo_root)
-        if not path:  # outside the repository: shown as it is, never linked or annotated
-            return Source("", line, None, shown=posixpath.normpath(location.file))
-        url = self.links.url(path, line) if self.links is not None else None
-        return Source(path, line, url)
-
-
 def build_report(
     summary: GradeSummary, *, repo_root: str = "", links: SourceLinks | None = None
 ) -> Report:
     """The report of `summary`; `repo_root` makes YAML paths repository-relative, `links`
     adds their URLs at the commit being checked."""
-    where = _Where(repo_root, links)
+    where = Where(repo_root, links)
     tasks = tuple(_task_result(summary, task, where) for task in summary.tasks)
     rows = [row for task in tasks for row in task.graders if row.status != "passed"]
     problems = tuple(
@@ -154,7 +111,7 @@ def _verdict(summary: GradeSummary) -> Verdict_:
     return "passed" if summary.passed else "failed"
 
 
-def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskResult:
+def _task_result(summary: GradeSummary, task: TaskGrade, where: Where) -> TaskResult:
     task_source = where.source(task.task_location or Location(summary.eval_path, 1))
     by_grader: dict[str, list[tuple[RunGrade, Verdict]]] = {}
     unjudged: dict[str, list[RunGrade]] = {}
@@ -206,7 +163,7 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: _Where) -> TaskR
     )
 
 
-def _not_graded(task: TaskGrade, where: _Where, task_source: Source) -> tuple[GraderResult, ...]:
+def _not_graded(task: TaskGrade, where: Where, task_source: Source) -> tuple[GraderResult, ...]:
     """A task no grader said anything about: one failing row per grader of the spec (or one
     for the task when it has none), saying why, so it is listed and never counts as passed."""
     runs = len(task.runs)
@@ -254,7 +211,7 @@ def _with_unjudged(
     name: str,
     *,
     runs: Sequence[RunGrade],
-    where: _Where,
+    where: Where,
     task_source: Source,
 ) -> GraderResult:
     """A kept grader's row counting the runs that have no saved verdict of it as failing."""
@@ -297,7 +254,7 @@ def _grader_result(
     task: TaskGrade,
     name: str,
     entries: Sequence[tuple[RunGrade, Verdict]],
-    where: _Where,
+    where: Where,
     task_source: Source,
 ) -> GraderResult:
     bad = [(run, v) for run, v in entries if not v.passed or v.error is not None]

@@ -16,124 +16,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from waza_ci.errors import InputError, Location
 from waza_ci.grading.verdicts import errored_run_grade, saved_verdict
 from waza_ci.shard.plan import PARTIAL_FORMAT, PARTIAL_KEY
+from waza_ci.shard.section import (
+    SECTION_NAMES,
+    PartialSection,
+    TaskModel,
+    VerdictModel,
+)
 from waza_ci.waza.results import ResultsFile, SavedRun, SavedVerdict
 from waza_ci.waza.results_errors import describe_error
 from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, SkippedTask, TaskGrade, run_status
 from waza_ci.waza.spec import LoadWarning
-
-
-class _Model(BaseModel):
-    # Written by waza-ci itself; strict types, unknown keys ignored (a later minor addition).
-    model_config = ConfigDict(strict=True, extra="ignore")
-
-
-class _LocationModel(_Model):
-    file: str
-    line: int | None = None
-    json_path: str | None = None
-
-    def location(self) -> Location:
-        return Location(self.file, self.line, self.json_path)
-
-
-class _GraderModel(_Model):
-    name: str
-    kind: str
-    location: _LocationModel
-
-
-class _VerdictModel(_Model):
-    run: int
-    grader: str
-    error: str | None
-    notes: list[str]
-    problem: str | None = None
-    timeout_s: float | None = None
-    timeout_source: str = ""
-    saved_passed: bool | None = None
-    saved_score: float | None = None
-
-
-class _UngradedModel(_Model):
-    run: int
-    grader: str
-
-
-class _TaskModel(_Model):
-    test_id: str
-    position: int
-    index: int
-    display_name: str
-    location: _LocationModel | None
-    graders: list[_GraderModel]
-    program_graders: list[str]
-    regraded_graders: list[str] | None = None
-    """Every grader graded again (None in a partial from before other kinds were)."""
-    verdicts: list[_VerdictModel]
-    ungraded: list[_UngradedModel] = []
-
-
-class _ShardModel(_Model):
-    index: int
-    count: int
-
-
-class _EvalModel(_Model):
-    name: str
-    path: str
-
-
-class _SkippedModel(_Model):
-    results_name: str
-    test_id: str
-    reason: str
-
-
-class _WarningModel(_Model):
-    message: str
-    file: str | None = None
-    line: int | None = None
-
-    def to_warning(self) -> LoadWarning:
-        where = Location(self.file, line=self.line) if self.file is not None else None
-        return LoadWarning(self.message, where)
-
-
-class PartialSection(_Model):
-    format: int
-    shard: _ShardModel
-    inputs_digest: str
-    eval: _EvalModel
-    results_files: list[str]
-    results_name: str
-    results_tasks: int
-    task_indexes: list[int]
-    total_tasks: int
-    skipped: list[_SkippedModel]
-    warnings: list[_WarningModel]
-    tasks: list[_TaskModel]
-    elapsed_ms: int = 0
-    task_filter: str | None = None
-
-
-# The partial section's parts as its errors name them (never a Python class).
-_SECTION_NAMES = {
-    "PartialSection": "partial section",
-    "_LocationModel": "location",
-    "_GraderModel": "grader",
-    "_VerdictModel": "verdict",
-    "_UngradedModel": "ungraded grader",
-    "_TaskModel": "task entry",
-    "_ShardModel": "shard",
-    "_EvalModel": "eval",
-    "_SkippedModel": "skipped task",
-    "_WarningModel": "warning",
-}
 
 
 @dataclass(frozen=True)
@@ -191,7 +88,7 @@ def read_partial(file: ResultsFile) -> Partial:
         section = PartialSection.model_validate(raw)
     except ValidationError as err:
         message, where = describe_error(
-            PartialSection, err.errors()[0], structs=_SECTION_NAMES, owner="waza-ci's"
+            PartialSection, err.errors()[0], structs=SECTION_NAMES, owner="waza-ci's"
         )
         path = f"$.{PARTIAL_KEY}{where.removeprefix('$')}"
         raise InputError(message, Location(str(file.path), json_path=path)) from None
@@ -291,9 +188,9 @@ def _check_coverage(
 
 def _check_tasks(
     reference: PartialSection, partials: Sequence[Partial]
-) -> list[tuple[Partial, _TaskModel]]:
+) -> list[tuple[Partial, TaskModel]]:
     """Each task of the whole plan graded by exactly one shard; returned in plan order."""
-    by_position: dict[int, tuple[Partial, _TaskModel]] = {}
+    by_position: dict[int, tuple[Partial, TaskModel]] = {}
     for partial in partials:
         for entry in partial.section.tasks:
             if entry.position in by_position:
@@ -340,7 +237,7 @@ def _merged_file(name: str, shards: Sequence[Partial]) -> MergedFile:
     return MergedFile(name, base, raw)
 
 
-def _task_grade(partial: Partial, entry: _TaskModel, several: bool) -> TaskGrade:
+def _task_grade(partial: Partial, entry: TaskModel, several: bool) -> TaskGrade:
     name = partial.section.results_name
     saved = partial.file.model.tasks[partial.local[entry.index]]
     graders = {g.name: GraderRef(g.name, g.kind, g.location.location()) for g in entry.graders}
@@ -372,7 +269,7 @@ class _ShardWork:
     graders: dict[str, GraderRef]
     program: frozenset[str]
     regraded: frozenset[str]
-    extras: dict[tuple[int, str], _VerdictModel]
+    extras: dict[tuple[int, str], VerdictModel]
     ungraded: set[tuple[int, str]]
 
 
@@ -406,7 +303,7 @@ def _run_grade(run: SavedRun, work: _ShardWork, run_index: int) -> RunGrade:
     )
 
 
-def _diagnosis(saved: SavedVerdict, extra: _VerdictModel | None) -> Diagnosis:
+def _diagnosis(saved: SavedVerdict, extra: VerdictModel | None) -> Diagnosis:
     """A shard's program verdict as the report needs it: the program's output, kept in waza's
     `details`, and, for a grader error, its kind and a timeout's limit, from the section."""
     details = saved.details or {}

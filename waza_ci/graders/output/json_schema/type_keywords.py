@@ -9,6 +9,7 @@ own through `validate`, which Validator (validate.py) defines.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -62,15 +63,16 @@ class _Place:
         self.errors.append(Failure(self.location, message, causes or [], kind))
 
 
-class TypeKeywords:
+class TypeKeywords(ABC):
     """The type keywords of Validator (validate.py), which defines `validate`."""
 
     draft: int
 
+    @abstractmethod
     def validate(
         self, schema: Any, value: Any, location: tuple[str, ...], resolver: Resolver
     ) -> tuple[Failure | None, _Unevaluated]:
-        raise NotImplementedError
+        """Validate `value` at `location` (a keyword's subschema calls back here)."""
 
     # -- another schema at the same place, or at a member ----------------------------------
 

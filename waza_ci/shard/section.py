@@ -1,0 +1,119 @@
+"""The `waza_ci` section of a partial results file, as the merge reads it: strict pydantic
+models of what a shard wrote (see plan.py's `partial_section`), and the names its errors give
+their parts."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from waza_ci.errors import Location
+from waza_ci.waza.spec import LoadWarning
+
+
+class SectionModel(BaseModel):
+    # Written by waza-ci itself; strict types, unknown keys ignored (a later minor addition).
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class LocationModel(SectionModel):
+    file: str
+    line: int | None = None
+    json_path: str | None = None
+
+    def location(self) -> Location:
+        return Location(self.file, self.line, self.json_path)
+
+
+class GraderModel(SectionModel):
+    name: str
+    kind: str
+    location: LocationModel
+
+
+class VerdictModel(SectionModel):
+    run: int
+    grader: str
+    error: str | None
+    notes: list[str]
+    problem: str | None = None
+    timeout_s: float | None = None
+    timeout_source: str = ""
+    saved_passed: bool | None = None
+    saved_score: float | None = None
+
+
+class UngradedModel(SectionModel):
+    run: int
+    grader: str
+
+
+class TaskModel(SectionModel):
+    test_id: str
+    position: int
+    index: int
+    display_name: str
+    location: LocationModel | None
+    graders: list[GraderModel]
+    program_graders: list[str]
+    regraded_graders: list[str] | None = None
+    """Every grader graded again (None in a partial from before other kinds were)."""
+    verdicts: list[VerdictModel]
+    ungraded: list[UngradedModel] = []
+
+
+class ShardModel(SectionModel):
+    index: int
+    count: int
+
+
+class EvalModel(SectionModel):
+    name: str
+    path: str
+
+
+class SkippedModel(SectionModel):
+    results_name: str
+    test_id: str
+    reason: str
+
+
+class WarningModel(SectionModel):
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def to_warning(self) -> LoadWarning:
+        where = Location(self.file, line=self.line) if self.file is not None else None
+        return LoadWarning(self.message, where)
+
+
+class PartialSection(SectionModel):
+    format: int
+    shard: ShardModel
+    inputs_digest: str
+    eval: EvalModel
+    results_files: list[str]
+    results_name: str
+    results_tasks: int
+    task_indexes: list[int]
+    total_tasks: int
+    skipped: list[SkippedModel]
+    warnings: list[WarningModel]
+    tasks: list[TaskModel]
+    elapsed_ms: int = 0
+    task_filter: str | None = None
+
+
+# The partial section's parts as its errors name them (never a Python class).
+SECTION_NAMES = {
+    "PartialSection": "partial section",
+    "LocationModel": "location",
+    "GraderModel": "grader",
+    "VerdictModel": "verdict",
+    "UngradedModel": "ungraded grader",
+    "TaskModel": "task entry",
+    "ShardModel": "shard",
+    "EvalModel": "eval",
+    "SkippedModel": "skipped task",
+    "WarningModel": "warning",
+}
