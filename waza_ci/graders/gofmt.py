@@ -6,44 +6,13 @@ from __future__ import annotations
 
 import json
 import math
-import unicodedata
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-_QUOTE_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-_PRINTABLE_CATEGORIES = frozenset("LMNPS")  # Go's unicode.IsPrint: graphic, space only U+0020
-_ASCII_LIMIT = 0x80
-_BMP_LIMIT = 0x10000
+from waza_ci.sandbox.goexec import go_quote
 
-
-def go_quote(text: str) -> str:
-    """Go's `%q` of a string (strconv.Quote)."""
-    return '"' + "".join(_quote_rune(char) for char in text) + '"'
-
-
-def _quote_rune(char: str) -> str:
-    escaped = _QUOTE_ESCAPES.get(char)
-    if escaped is not None:
-        return escaped
-    if char == " " or unicodedata.category(char)[0] in _PRINTABLE_CATEGORIES:
-        return char
-    code = ord(char)
-    if code < _ASCII_LIMIT:
-        return f"\\x{code:02x}"
-    if code < _BMP_LIMIT:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
+__all__ = ["go_float", "go_json", "go_json_float", "go_list", "go_lower", "go_quote", "go_value"]
 
 
 def go_list(items: Iterable[Any]) -> str:

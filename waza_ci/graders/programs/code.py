@@ -30,14 +30,12 @@ from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.programs.code_io import decode_results, stdin_document
-from waza_ci.graders.programs.program import outcome_notes
+from waza_ci.graders.programs.program import outcome_diagnosis, outcome_notes
 from waza_ci.sandbox.goexec import CannotStart, resolve_executable
 from waza_ci.sandbox.outcome import ProgramOutcome
 from waza_ci.sandbox.program import run_program
 from waza_ci.waza.scoring import (
     PROBLEM_CANCELLED,
-    PROBLEM_NOT_STARTED,
-    PROBLEM_TIMED_OUT,
     Diagnosis,
 )
 from waza_ci.waza.spec import GraderSpec
@@ -129,7 +127,7 @@ class CodeGrader:
         try:
             results = decode_results(outcome.stdout)
         except GoError as err:
-            diagnosis = _diagnosis(job, outcome)
+            diagnosis = outcome_diagnosis(outcome, job.timeout_source, trimmed=False)
             return _error(job, err, outcome.duration_ms, diagnosis, outcome_notes(outcome))
         failures = [
             f"Failed: {assertion}" if result == "fail" else f"Failed: {assertion}: {result}"
@@ -200,7 +198,7 @@ def python_interpreter(env: Mapping[str, str], cwd: str) -> str:
 
 
 def _run_failure(job: GraderJob, outcome: ProgramOutcome, language: Language) -> GraderResult:
-    diagnosis = _diagnosis(job, outcome)
+    diagnosis = outcome_diagnosis(outcome, job.timeout_source, trimmed=False)
     if outcome.cancelled:
         return _failed(job, "grading was cancelled", outcome.duration_ms, diagnosis)
     # waza's text: the interpreter's stdout in parentheses, then Go's error for its exit.
@@ -209,26 +207,6 @@ def _run_failure(job: GraderJob, outcome: ProgramOutcome, language: Language) ->
     )
     notes = outcome_notes(outcome) + ((language.install_hint,) if not outcome.started else ())
     return _error(job, error, outcome.duration_ms, diagnosis, notes)
-
-
-def _diagnosis(job: GraderJob, outcome: ProgramOutcome) -> Diagnosis:
-    problem = (
-        PROBLEM_CANCELLED
-        if outcome.cancelled
-        else PROBLEM_NOT_STARTED
-        if not outcome.started
-        else PROBLEM_TIMED_OUT
-        if outcome.timed_out
-        else None
-    )
-    return Diagnosis(
-        exit_error=outcome.exit_error,
-        stdout=outcome.stdout,
-        stderr=outcome.stderr,
-        problem=problem,
-        timeout_s=outcome.timeout_s,
-        timeout_source=job.timeout_source,
-    )
 
 
 def _error(

@@ -69,7 +69,7 @@ class ProgramGrader:
         feedback, details = describe_outcome(
             outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
         )
-        diagnosis = _diagnosis(outcome, job.timeout_source)
+        diagnosis = outcome_diagnosis(outcome, job.timeout_source)
         notes = outcome_notes(outcome)
         if context_error is not None:
             return _context_failure(
@@ -87,7 +87,11 @@ class ProgramGrader:
         return _context_failure(job, message, {}, 0, cancelled=True)
 
 
-def _diagnosis(outcome: ProgramOutcome, timeout_source: str) -> Diagnosis:
+def outcome_diagnosis(
+    outcome: ProgramOutcome, timeout_source: str, *, trimmed: bool = True
+) -> Diagnosis:
+    """What the report needs of a process's outcome: its problem (cancelled, not started, timed
+    out), exit and output; `trimmed` as waza's program `details` keep the output."""
     problem = (
         PROBLEM_CANCELLED
         if outcome.cancelled
@@ -100,8 +104,8 @@ def _diagnosis(outcome: ProgramOutcome, timeout_source: str) -> Diagnosis:
     # Trimmed as waza's `details` keeps them, so a merge of shards rebuilds the same report.
     return Diagnosis(
         exit_error=outcome.exit_error,
-        stdout=go_trim_space(outcome.stdout),
-        stderr=go_trim_space(outcome.stderr),
+        stdout=go_trim_space(outcome.stdout) if trimmed else outcome.stdout,
+        stderr=go_trim_space(outcome.stderr) if trimmed else outcome.stderr,
         problem=problem,
         timeout_s=outcome.timeout_s,
         timeout_source=timeout_source,

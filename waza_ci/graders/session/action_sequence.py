@@ -118,7 +118,15 @@ class ActionSequenceGrader(InProcessGrader[ActionSequenceConfig]):
         return Outcome(
             score=score.f1,
             passed=passed,
-            feedback="Action sequence matched" if passed else _failure(config, actual),
+            feedback="Action sequence matched"
+            if passed
+            else mismatch_text(
+                _MODES[config.mode],
+                list(config.expected),
+                actual,
+                things="actions",
+                wanted="expected",
+            ),
             details={
                 "matching_mode": config.mode,
                 "expected_actions": config.expected,
@@ -130,18 +138,21 @@ class ActionSequenceGrader(InProcessGrader[ActionSequenceConfig]):
         )
 
 
-def _failure(config: ActionSequenceConfig, actual: list[str]) -> str:
-    expected = config.expected
-    comparison = _MODES[config.mode]
+def mismatch_text(
+    comparison: str, expected: list[str], actual: list[str], *, things: str, wanted: str
+) -> str:
+    """waza's feedback for a sequence that did not match, in the words of the kind that asks
+    (`action_sequence`: "actions", "expected"; `skill_invocation`: "skills", "required", which
+    waza's in-order text uses and its exact-match text does not)."""
     if comparison == EXACT:
         return (
-            f"Exact match failed: expected {len(expected)} actions {go_list(expected)}, "
-            f"got {len(actual)} actions {go_list(actual)}"
+            f"Exact match failed: expected {len(expected)} {things} {go_list(expected)}, "
+            f"got {len(actual)} {things} {go_list(actual)}"
         )
     if comparison == IN_ORDER:
         return (
-            f"In-order match failed: not all expected actions {go_list(expected)} "
+            f"In-order match failed: not all {wanted} {things} {go_list(expected)} "
             f"appeared in order within actual {go_list(actual)}"
         )
     missing = ", ".join(shortfalls(expected, actual))
-    return f"Any-order match failed: missing or insufficient actions: {missing}"
+    return f"Any-order match failed: missing or insufficient {things}: {missing}"

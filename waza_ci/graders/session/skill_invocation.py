@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_list, go_quote
+from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.action_sequence import (
@@ -27,9 +27,9 @@ from waza_ci.graders.session.action_sequence import (
     EXACT,
     IN_ORDER,
     SequenceScore,
+    mismatch_text,
     sequence_matches,
     sequence_score,
-    shortfalls,
 )
 from waza_ci.graders.session.digest import skill_names
 from waza_ci.waza.spec import GraderSpec
@@ -151,7 +151,15 @@ def _feedback(
         return "Skill invocation sequence matched"
     parts: list[str] = []
     if not required_passed:
-        parts.append(_mismatch(config, actual))
+        parts.append(
+            mismatch_text(
+                _MODES[config.mode],
+                list(config.required),
+                actual,
+                things="skills",
+                wanted="required",
+            )
+        )
     if config.penalises(actual):
         parts.append(
             f"Extra invocations not allowed (got {len(actual)}, expected {len(config.required)})"
@@ -159,20 +167,3 @@ def _feedback(
     if violations:
         parts.append(f"Forbidden skills invoked: {', '.join(violations)}")
     return "; ".join(parts)
-
-
-def _mismatch(config: SkillInvocationConfig, actual: list[str]) -> str:
-    required = config.required
-    comparison = _MODES[config.mode]
-    if comparison == EXACT:
-        return (
-            f"Exact match failed: expected {len(required)} skills {go_list(required)}, "
-            f"got {len(actual)} skills {go_list(actual)}"
-        )
-    if comparison == IN_ORDER:
-        return (
-            f"In-order match failed: not all required skills {go_list(required)} "
-            f"appeared in order within actual {go_list(actual)}"
-        )
-    missing = ", ".join(shortfalls(required, actual))
-    return f"Any-order match failed: missing or insufficient skills: {missing}"
