@@ -22,7 +22,7 @@ from waza_ci.waza.spec import GraderSpec
 ConfigT = TypeVar("ConfigT")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made for every verdict, and frozen inits cost 4x
 class Outcome:
     """One verdict in waza's terms; `details` None leaves the key out, as waza does."""
 

@@ -33,7 +33,7 @@ class GradingSetup(GraderSetup):
     progress: Progress | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made for every verdict, and frozen inits cost 4x
 class ExecutionResult:
     execution: Execution
     raw_verdict: dict[str, Any]
