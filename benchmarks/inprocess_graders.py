@@ -12,7 +12,7 @@ done by a `program` grader.
    `expected.output_contains`. The figure is how much grading adds: (grading - baseline) /
    baseline. Goal: at most 0.5.
 2. One verdict: the same substring check as a `text` grader and as a `program` grader
-   (`grep -qi` over stdin), over 200 runs each: the time per verdict of the grading stage
+   (`grep -qi` over stdin), over 1,000 runs each: the time per verdict of the grading stage
    (`run_plan`: every execution, in plan order), the files loaded and planned beforehand.
    Goal: at least 100×.
 
@@ -180,7 +180,7 @@ def measure_added(repeats: int) -> tuple[float, float, int]:
     return base, graded, verdicts
 
 
-def measure_verdict(repeats: int, runs: int = 200) -> tuple[float, float]:
+def measure_verdict(repeats: int, runs: int = 1000) -> tuple[float, float]:
     """Seconds per verdict: (text grader, program grader), the same substring check."""
     grep = shutil.which("grep")
     if grep is None:
