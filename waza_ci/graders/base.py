@@ -21,7 +21,7 @@ class GraderSetup:
     temp_dir: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made for every execution, and frozen inits cost 4x
 class GraderJob:
     """One grader against one saved run."""
 

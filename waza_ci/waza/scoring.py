@@ -59,9 +59,11 @@ class Diagnosis:
     """Where the limit came from: `config.timeout at eval.yaml:12`, `.waza.yaml`, the default."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Verdict:
-    """One entry of a run's `validations`, as the report sees it."""
+    """One entry of a run's `validations`, as the report sees it. A value: never changed after
+    it is made (not frozen only because one is made per verdict, tens of thousands per
+    grading, and a frozen dataclass costs four times as much to make)."""
 
     name: str
     kind: str
