@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from waza_ci.waza.results import SavedRun, SavedVerdict
+from waza_ci.waza.gojson import go_number
+from waza_ci.waza.results import SavedRun
 from waza_ci.waza.scoring import Diagnosis, Verdict, effective_weight
 from waza_ci.waza.spec import GraderSpec, TaskSpec
 
@@ -110,17 +111,6 @@ class GoStruct(dict[str, Any]):
     map's keys sorted. A kind builds one with its fields in waza's struct order."""
 
 
-def go_number(value: float) -> float | int:
-    """A float as the results writer needs no conversion for: a whole number as an int (Go
-    prints `1` for 1.0 either way, and the writer would otherwise convert every verdict)."""
-    if value.is_integer() and abs(value) < _GO_INTEGER_LIMIT:
-        return int(value)
-    return value
-
-
-_GO_INTEGER_LIMIT = 1e21  # from here on Go prints floats in exponent form
-
-
 def sort_keys(value: Any) -> Any:
     """`value` as Go prints it: every map's keys sorted, every struct's fields in their order,
     whole floats as ints (see `go_number`), at any depth. (Written for speed, type checks by
@@ -155,7 +145,6 @@ def regraded_verdict(
     notes: tuple[str, ...] = (),
     diagnosis: Diagnosis | None = None,
     kind: str | None = None,
-    saved: SavedVerdict | None = None,
 ) -> Verdict:
     """The report's view of a verdict this grading produced (`raw` is our own dict); `kind`
     is the grader's kind where the written `type` differs (waza writes "" for some)."""
@@ -171,6 +160,4 @@ def regraded_verdict(
         notes=notes,
         duration_ms=int(raw.get("duration_ms", 0)),
         diagnosis=diagnosis,
-        saved_passed=None if saved is None else saved.passed,
-        saved_score=None if saved is None else saved.score,
     )

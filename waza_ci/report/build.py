@@ -166,32 +166,48 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: Where) -> TaskRe
 def _not_graded(task: TaskGrade, where: Where, task_source: Source) -> tuple[GraderResult, ...]:
     """A task no grader said anything about: one failing row per grader of the spec (or one
     for the task when it has none), saying why, so it is listed and never counts as passed."""
-    runs = len(task.runs)
-
-    def row(name: str, kind: str, source: Source, reason: str) -> GraderResult:
-        return GraderResult(
-            task_key=task.key,
-            grader=name,
-            kind=kind,
-            status="failed",
-            problem=None,
-            reason=reason,
-            hint=None,
-            runs_failed=runs,
-            runs_total=runs,
-            regraded=False,
-            duration_ms=0,
-            max_duration_ms=0,
-            source=source,
-            feedback=(FeedbackGroup(reason, tuple(r.run_number for r in task.runs)),),
-            graded=False,
-        )
-
     if not task.graders:
-        return (row("", "", task_source, "not graded: the task has no graders"),)
+        reason = "not graded: the task has no graders"
+        return (_unjudged_row(task, "", "", source=task_source, reason=reason, runs=task.runs),)
     return tuple(
-        row(ref.name, ref.kind, where.source(ref.location), _not_run_reason(ref.kind, ref.name))
+        _unjudged_row(
+            task,
+            ref.name,
+            ref.kind,
+            source=where.source(ref.location),
+            reason=_not_run_reason(ref.kind, ref.name),
+            runs=task.runs,
+        )
         for ref in sorted(task.graders.values(), key=lambda ref: ref.name)
+    )
+
+
+def _unjudged_row(
+    task: TaskGrade,
+    name: str,
+    kind: str,
+    *,
+    source: Source,
+    reason: str,
+    runs: Sequence[RunGrade],
+) -> GraderResult:
+    """A failing row for a grader nobody judged on `runs`, saying why."""
+    return GraderResult(
+        task_key=task.key,
+        grader=name,
+        kind=kind,
+        status="failed",
+        problem=None,
+        reason=reason,
+        hint=None,
+        runs_failed=len(runs),
+        runs_total=len(runs),
+        regraded=False,
+        duration_ms=0,
+        max_duration_ms=0,
+        source=source,
+        feedback=(FeedbackGroup(reason, tuple(run.run_number for run in runs)),),
+        graded=False,
     )
 
 
@@ -221,25 +237,10 @@ def _with_unjudged(
     ref = task.graders.get(name)
     kind = ref.kind if ref is not None else (row.kind if row is not None else "")
     reason = _not_run_reason(kind, name)
-    group = FeedbackGroup(reason, tuple(run.run_number for run in runs))
     if row is None:
-        return GraderResult(
-            task_key=task.key,
-            grader=name,
-            kind=kind,
-            status="failed",
-            problem=None,
-            reason=reason,
-            hint=None,
-            runs_failed=len(runs),
-            runs_total=len(runs),
-            regraded=False,
-            duration_ms=0,
-            max_duration_ms=0,
-            source=where.source(ref.location) if ref is not None else task_source,
-            feedback=(group,),
-            graded=False,
-        )
+        source = where.source(ref.location) if ref is not None else task_source
+        return _unjudged_row(task, name, kind, source=source, reason=reason, runs=runs)
+    group = FeedbackGroup(reason, tuple(run.run_number for run in runs))
     return replace(
         row,
         status="failed" if row.status == "passed" else row.status,

@@ -140,14 +140,20 @@ def _number_kind(number: float) -> int:
     return _PLAIN
 
 
+def go_number(value: float) -> float | int:
+    """A float as Go spells it in JSON when that is an integer (below 1e21): Go prints a
+    float64 of 1.0 as `1`, Python as `1.0`. Values made this way need no conversion when
+    written."""
+    if value.is_integer() and abs(value) < _GO_INTEGER_LIMIT:
+        return int(value)
+    return value
+
+
 def go_numbers(value: Any) -> Any:
-    """A copy of a parsed JSON value with every integral float (below 1e21) as an int: Go
-    prints a float64 of 1.0 as `1`, Python as `1.0`."""
+    """A copy of a parsed JSON value with every integral float (below 1e21) as an int."""
 
     def number(item: Any) -> Any:
-        if isinstance(item, float) and item.is_integer() and abs(item) < _GO_INTEGER_LIMIT:
-            return int(item)
-        return item
+        return go_number(item) if isinstance(item, float) else item
 
     return map_json(value, number, str)
 
