@@ -19,19 +19,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from waza_ci.errors import FailOn, InputError
+from waza_ci.errors import InputError, few
 from waza_ci.files import MAX_RESULTS_BYTES
 from waza_ci.gate.baseline_io import compare_with_baseline, load_baseline
-from waza_ci.gate.flaky import flaky_of
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
 from waza_ci.grading.plan import GradingPlan, plan_grading
 from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
-from waza_ci.report.build import build_report
+from waza_ci.policy import FailOn, GatePolicy
+from waza_ci.report.decision import shares_a_task
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.model import SourceLinks, report_json_text
-from waza_ci.report.regressions import render_summary_with_regressions
+from waza_ci.report.regressions import render_job_summary
 from waza_ci.report.screen import ListMode
 from waza_ci.sandbox.cancellation import cancel_on_signals
 from waza_ci.shard.plan import (
@@ -240,7 +240,8 @@ class EvaluationRequest:
     baseline: Sequence[str] = ()
     """Paths or globs of the results file to compare with."""
     gate: GateOptions = field(default_factory=GateOptions)
-    fail_on: FailOn = FailOn.FAILURES
+    policy: GatePolicy = field(default_factory=GatePolicy)
+    """What fails the step (`fail-on`, a missing baseline); see report/decision.py."""
     min_task_pass_rate: float = 1.0
     no_baseline_note: str = "no baseline given: nothing to compare with (gate: no-baseline)"
     """The warning, in the shell's words, when the gate is asked for without a baseline."""
@@ -277,26 +278,43 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
     for. Every usage error (InputError) comes before any grader runs or any file is written."""
     observer = observer or Silent()
     baseline_files, note = load_baseline(request.baseline)
-    if note is None and not request.baseline and request.fail_on is FailOn.REGRESSIONS:
+    gating = request.policy.fail_on is FailOn.REGRESSIONS
+    if note is None and not request.baseline and gating:
         note = request.no_baseline_note
     graded, graded_files, plan = _grade_or_merge(request, observer)
     comparison = compare_with_baseline(
         graded.summary, graded_files, baseline_files, options=request.gate
     )
-    evaluation = Evaluation(
-        summary=graded.summary,
-        model=build_report(graded.summary, repo_root=request.repo_root, links=request.links),
+    if note is None and comparison is not None and not shares_a_task(comparison):
+        note = _no_shared_task_note(request.baseline, graded.summary, baseline_files)
+    evaluation = Evaluation.build(
+        graded.summary,
         comparison=comparison,
-        flaky=tuple(flaky_of(graded.summary.tasks)),
+        policy=request.policy,
+        baseline_asked=bool(request.baseline) or gating,
         baseline_note=note,
-        fail_on=request.fail_on,
         warnings=graded.warnings,
         shard_note=shard_note(request.grading.shard if request.grading else None),
+        repo_root=request.repo_root,
+        links=request.links,
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written
     _write_files(plan, graded, evaluation, request.outputs)
     return evaluation
+
+
+def _no_shared_task_note(
+    patterns: Sequence[str], summary: GradeSummary, baseline_files: Sequence[ResultsFile]
+) -> str:
+    """The warning for a baseline that compares nothing, with a few task ids of each side."""
+    current = [task.test_id for task in summary.tasks]
+    saved = [task.test_id for f in baseline_files for task in f.model.tasks]
+    shown = ", ".join(repr(p) for p in patterns)
+    return (
+        f"the baseline at {shown} shares no task with the results (results: "
+        f"{few(current)}; baseline: {few(saved)}): graded without a comparison (gate: no-baseline)"
+    )
 
 
 def _grade_or_merge(
@@ -339,13 +357,7 @@ def _write_files(
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = evaluation.shard_note + render_summary_with_regressions(
-            evaluation.summary,
-            evaluation.model,
-            evaluation.comparison,
-            baseline_note=evaluation.baseline_note,
-            mode=outputs.report_mode,
-        )
+        contents[plan.summary] = render_job_summary(evaluation, mode=outputs.report_mode)
     if plan.report_json is not None:
         contents[plan.report_json] = report_json_text(evaluation.model)
     if contents:

@@ -17,6 +17,7 @@ ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 OUTPUTS = (
     "passed",
+    "tasks-passed",
     "overall-score",
     "runs-graded",
     "runs-failed",

@@ -79,8 +79,7 @@ def test_the_cli_writes_no_workflow_command_and_keeps_valid_json(project: Projec
     args = [
         "grade",
         str(project.eval_path),
-        "--results",
-        *map(str, files),
+        *(arg for path in files for arg in ("--results", str(path))),
         "--workspace",
         str(project.workspace),
         "--working-directory",

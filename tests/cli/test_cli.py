@@ -119,8 +119,9 @@ def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> No
     run = regraded["tasks"][0]["runs"][1]
     assert run["validations"]["changelog_entry"]["type"] == "program"  # absent before: run now
     assert run["validations"]["tone"]["feedback"] == "Clear, slightly terse."
-    first, kinds, row = result.stderr.splitlines()[:3]
+    first, why, kinds, row = result.stderr.splitlines()[:4]
     assert first.startswith("waza-ci: FAILED: 2 tasks · 4 runs (2 failed) · 1 failing grader")
+    assert why == "  why: 1 task did not pass (1 failing grader)"
     assert kinds == (
         "  verdicts re-graded: 4 behavior, 2 expected, 2 file, 14 program, 2 text"
         " · kept from the results file: 2 prompt"

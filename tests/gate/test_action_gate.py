@@ -97,7 +97,7 @@ def test_a_regression_fails_the_step_and_the_check(
     )
 
 
-def test_a_missing_baseline_warns_and_the_gate_says_no_baseline(
+def test_a_missing_baseline_fails_the_regressions_gate_unless_allowed(
     tmp_path: Path,
     github: FakeGitHub,
     project: Project,
@@ -105,11 +105,17 @@ def test_a_missing_baseline_warns_and_the_gate_says_no_baseline(
     write_good_project(project, {"t1": ["bad"]})
     runner = Runner(tmp_path, github, project.root)
     result = runner.run({**INPUTS, "baseline": "gone/*.json", "fail-on": "regressions"})
-    assert result.code == 0, result.log
+    assert result.code == 1, result.log  # fails closed: one wrong path must not turn it green
     assert "::warning::no baseline results file found at 'gone/*.json'" in result.stdout
-    assert result.outputs["gate"] == "no-baseline"
+    assert "allow-missing-baseline" in result.stdout  # the step names the fix
+    assert (result.outputs["gate"], result.outputs["passed"]) == ("no-baseline", "false")
     assert result.outputs["baseline-pass-rate"] == ""
     assert "no baseline" in result.summary
+    first_run = {**INPUTS, "baseline": "gone/*.json", "fail-on": "regressions"}
+    allowed = runner.run({**first_run, "allow-missing-baseline": "true"})
+    assert allowed.code == 0, allowed.log
+    assert (allowed.outputs["gate"], allowed.outputs["passed"]) == ("no-baseline", "true")
+    assert allowed.outputs["tasks-passed"] == "false"  # the task failed; the gate lets it pass
     # Today's behaviour is unchanged without `fail-on: regressions`.
     assert runner.run({**INPUTS, "baseline": "gone/*.json"}).code == 1
 

@@ -209,7 +209,7 @@ def test_fail_on_regressions_fails_on_a_newly_failing_task(
     assert "fixed: t2" in result.stderr
 
 
-def test_a_missing_baseline_is_a_warning_and_grading_goes_on(
+def test_a_missing_baseline_is_a_warning_grading_goes_on_and_the_gate_fails_closed(
     project: Project, grade_project: Any
 ) -> None:
     write_good_project(project, {"t1": ["bad"]})
@@ -218,9 +218,14 @@ def test_a_missing_baseline_is_a_warning_and_grading_goes_on(
     result = grade_project(
         "--baseline", str(missing), "--fail-on", "regressions", "--summary", str(summary)
     )
-    assert result.code == 0
+    assert result.code == 1
     assert "warning: no baseline results file found" in result.stderr
+    assert "--allow-missing-baseline" in result.stderr
     assert "no baseline" in summary.read_text(encoding="utf-8")
+    allowed = grade_project(
+        "--baseline", str(missing), "--fail-on", "regressions", "--allow-missing-baseline"
+    )
+    assert allowed.code == 0, allowed.stderr
 
 
 def test_a_malformed_baseline_is_exit_2_naming_the_file(

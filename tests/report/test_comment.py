@@ -4,8 +4,8 @@ graders, linked to their YAML lines, with the report's one-line reason; it fits 
 from __future__ import annotations
 
 from waza_ci.errors import Location
-from waza_ci.report.build import build_report
 from waza_ci.report.comment import render_comment
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.model import SourceLinks
 from waza_ci.waza.scoring import (
     STATUS_FAILED,
@@ -37,10 +37,7 @@ def _comment(*tasks: TaskGrade) -> str:
     return render_comment(
         MARKER,
         check_name="waza",
-        summary=summary,
-        report=build_report(summary, links=LINKS),
-        comparison=None,
-        baseline_note=None,
+        evaluation=Evaluation.build(summary, links=LINKS),
         check_url=None,
         summary_url=SUMMARY_URL,
     )

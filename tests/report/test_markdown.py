@@ -175,11 +175,12 @@ def test_golden_report_all() -> None:
 def test_verdict_line_counts_everything() -> None:
     markdown = render_markdown(report_of(factories.error_summary()))
     verdict = markdown.split("\n\n")[1]
-    assert verdict == (
-        "**⚠️ Grader errors** · 2 tasks · 3 runs (3 failed) · 0 failing graders"
+    assert verdict.split("  \n")[0] == (
+        "**⚠️ Graders could not run** · 2 tasks · 3 runs (3 failed) · 0 failing graders"
         " · 2 grader errors · 1 clean-up error"
     )
-    assert check_title(report_of(factories.error_summary())) == verdict.split(" · ", 1)[1]
+    counts = verdict.split("  \n")[0].split(" · ", 1)[1]
+    assert check_title(report_of(factories.error_summary())) == f"Graders could not run · {counts}"
 
 
 def test_failures_table_has_a_row_per_task_and_grader_linked_to_its_yaml_line() -> None:

@@ -19,10 +19,11 @@ from waza_ci.action.parsers import (
     number_input,
     seconds_input,
 )
-from waza_ci.errors import FailOn, InputError
+from waza_ci.errors import InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.runner import input_value
+from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.options import CommentMode
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "api-timeout": "60",
     "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
     "baseline": "",
+    "allow-missing-baseline": "false",
     "max-regression-pct": "0",
     "golden-must-pass": "true",
     "on-new-tasks": "allow",
@@ -81,7 +83,7 @@ class ActionSettings:
     working_directory: Path
     task: str | None
     jobs: int | None
-    fail_on: FailOn
+    policy: GatePolicy
     output: Path | None
     check_name: str
     check_run: bool
@@ -126,7 +128,12 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         working_directory=Path(get("working-directory")),
         task=get("task") or None,
         jobs=jobs_input("jobs", get("jobs")),
-        fail_on=choice_input("fail-on", get("fail-on"), FailOn),
+        policy=GatePolicy(
+            choice_input("fail-on", get("fail-on"), FailOn),
+            allow_missing_baseline=boolean_input(
+                "allow-missing-baseline", get("allow-missing-baseline")
+            ),
+        ),
         output=Path(get("output")) if get("output") else None,
         check_name=get("check-name"),
         check_run=boolean_input("check-run", get("check-run")),

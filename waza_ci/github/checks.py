@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 from urllib.parse import quote
 
 from waza_ci.github.check_limits import annotation_body, cut_summary, escape_non_bmp
@@ -21,6 +21,7 @@ from waza_ci.github.http import (
     GitHubHttp,
 )
 from waza_ci.report.annotations import Annotation
+from waza_ci.report.decision import Conclusion
 
 __all__ = [
     "CheckRunClient",
@@ -37,7 +38,6 @@ MAX_ANNOTATIONS_PER_REQUEST = 50
 _LOOKUP_MAX_PAGES = 10
 _LOOKUP_PAGE_SIZE = 100
 
-Conclusion = Literal["success", "failure", "neutral"]
 
 FIX_HINT = (
     "To publish a check run the job's token needs `permissions: checks: write`. Pull requests "

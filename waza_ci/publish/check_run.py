@@ -6,43 +6,24 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 
-from waza_ci.errors import FailOn
-from waza_ci.gate.baseline import BaselineComparison
-from waza_ci.gate.baseline_io import GATE_FAIL, gate_status
 from waza_ci.github.checks import (
     FIX_HINT,
     CheckRunClient,
     CheckRunRequest,
     CheckRunResult,
     ChecksUnavailable,
-    Conclusion,
 )
 from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import RunnerEnv, WorkflowCommands
 from waza_ci.publish.options import PublishOptions
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
+from waza_ci.report.decision import Conclusion
 from waza_ci.report.markdown import check_title, render_check_text
 from waza_ci.report.model import Report
-from waza_ci.waza.scoring import GradeSummary
 
 # GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
 LOG_ANNOTATION_CAP = 10
-
-
-def conclusion_of(
-    summary: GradeSummary, fail_on: FailOn, comparison: BaselineComparison | None = None
-) -> Conclusion:
-    """failure on grader errors, (with fail-on failures) a failing task or (with fail-on
-    regressions) a failed regression gate; neutral when failures do not gate or nothing was
-    graded; success otherwise."""
-    if summary.grader_errors:
-        return "failure"
-    if fail_on is FailOn.REGRESSIONS and gate_status(comparison) == GATE_FAIL:
-        return "failure"
-    if not summary.passed:
-        return "failure" if fail_on is FailOn.FAILURES else "neutral"
-    return "success" if summary.runs_graded else "neutral"
 
 
 def open_session(

@@ -14,7 +14,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from waza_ci.errors import WazaCiError
-from waza_ci.gate.baseline_io import gate_status
 from waza_ci.github.checks import CheckRunResult
 from waza_ci.github.runner import WorkflowCommands
 from waza_ci.outputs import write_text_files
@@ -79,7 +78,8 @@ def step_outputs(
     return {
         "failed-tasks": json.dumps(evaluation.model.failed_tasks, ensure_ascii=False),
         "report-json": report_json,
-        "passed": "true" if summary.passed and not summary.grader_errors else "false",
+        "passed": _bool(evaluation.decision.passed),
+        "tasks-passed": _bool(evaluation.decision.tasks_passed),
         "overall-score": f"{summary.overall_score:.4f}",
         "runs-graded": str(summary.runs_graded),
         "runs-failed": str(summary.runs_failed),
@@ -122,5 +122,9 @@ def _gate_outputs(evaluation: Evaluation) -> dict[str, str]:
         "flaky": str(len(evaluation.flaky)),
         "pass-rate": f"{passed / len(tasks):.4f}" if tasks else "0.0000",
         "baseline-pass-rate": f"{comparison.gate.baseline_pass_rate:.4f}" if comparison else "",
-        "gate": gate_status(comparison),
+        "gate": str(evaluation.decision.gate),
     }
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"

@@ -17,7 +17,7 @@ from waza_ci.report._text import format_bytes, one_line, plural, utf8_len
 from waza_ci.report.details import render_details
 from waza_ci.report.md import CHECK_RUN, JOB_SUMMARY, Medium, code
 from waza_ci.report.model import Report
-from waza_ci.report.screen import ICON_ERROR, ListMode, first_screen, verdict_parts
+from waza_ci.report.screen import ICON_ERROR, ListMode, first_screen, verdict_label, verdict_parts
 
 JOB_SUMMARY_LIMIT = 1_048_576
 """GitHub's cap on one step's job summary (bytes)."""
@@ -188,8 +188,8 @@ def escape_markdown(text: str) -> str:
 
 
 def check_title(report: Report) -> str:
-    """One plain line for output.title, from counts only (no untrusted text, no time: the
-    same grading gives the same title)."""
-    parts = verdict_parts(report, with_time=False)
+    """One plain line for output.title: the decision and the counts (no untrusted text, no
+    time: the same grading gives the same title)."""
+    parts = [verdict_label(report)[1], *verdict_parts(report, with_time=False)]
     title = " · ".join(parts)
     return title[:255]
