@@ -128,4 +128,3 @@ def test_json_has_every_field_a_later_step_needs() -> None:
             "reason": "no runs in the results file",
         }
     ]
-
