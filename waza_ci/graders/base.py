@@ -20,6 +20,13 @@ class GraderSetup:
     working_directory: str
     env: Mapping[str, str]
     temp_dir: str
+    workspace_as_given: str | None = None
+    """The workspace as the user wrote it, where `workspace_dir` is it made absolute."""
+
+    @property
+    def workspace_shown(self) -> str:
+        """The workspace in verdicts' details: as given, as `waza grade` passes it on."""
+        return self.workspace_dir if self.workspace_as_given is None else self.workspace_as_given
 
 
 @dataclass(slots=True)  # not frozen: made for every execution, and frozen inits cost 4x

@@ -14,8 +14,9 @@ it compares instead, so a missing or differing snapshot fails, and waza-ci says 
 grading (`SNAPSHOT_UPDATE_WARNING`). Where every snapshot already matches, nothing would be
 written and the verdict is waza's, snapshot counts and all.
 
-The workspace is the one `waza grade --workspace` names (verbatim; relative to the working
-directory when relative); files captured during the run never exist in `waza grade`.
+The workspace is the one `waza grade --workspace` names (read through `workspace_dir`, shown
+in `details.workspace_dir` as given); files captured during the run never exist in
+`waza grade`.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ class DiffGrader(InProcessGrader[DiffConfig]):
             unchanged: list[dict[str, Any]] = []
             for expected in config.files:
                 failures.extend(_file_failures(config, expected, root, cwd, unchanged))
-        return _outcome(config, failures, unchanged, workspace)
+        return _outcome(config, failures, unchanged, job.setup.workspace_shown)
 
 
 def _creation_error(name: str, files: tuple[_Expected, ...]) -> str | None:
