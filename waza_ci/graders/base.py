@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from waza_ci.waza.gojson import go_number
@@ -43,6 +43,10 @@ class GraderJob:
     timeout_s: int
     timeout_source: str
     setup: GraderSetup
+    would_write: dict[str, bytes] = field(default_factory=dict)
+    """Files waza would have written so far in this grading, by absolute path (a `diff`
+    grader's `update_snapshots`): read back in their place, as later runs read what waza
+    wrote; nothing is ever written. Shared by the in-process jobs of one grading."""
 
 
 @dataclass(slots=True)  # not frozen: made for every verdict, and frozen inits cost 4x
