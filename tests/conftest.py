@@ -18,6 +18,12 @@ from typing import Any
 
 import pytest
 
+from waza_ci.sandbox.signals import unignore_for_children
+
+# This process starts programs as waza-ci does: what its parent ignored (a background job,
+# `nohup`) is not passed on to them as ignored (see waza_ci/sandbox/signals.py).
+unignore_for_children()
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo"
 SHARED = ROOT.parent / "shared"

@@ -63,7 +63,9 @@ class GradeRequest:
     results: Sequence[str]
     """Paths or globs of `waza run --output` files."""
     task: str | None = None
-    workspace: Path = Path()
+    workspace: str | Path = "."
+    """As given (`--workspace`, input `workspace`): waza puts this text, not the absolute
+    path, in `file` and `diff` verdicts' `details.workspace_dir`."""
     working_directory: Path = Path()
     jobs: int | None = None
     grader_env: Mapping[str, str] = field(default_factory=dict)
@@ -99,7 +101,7 @@ class PreparedGrading:
 
 def prepare_grading(request: GradeRequest) -> PreparedGrading:
     """Load the spec and the results files and plan every execution; raises InputError."""
-    workspace = _existing_dir(request.workspace, "--workspace")
+    workspace = _existing_dir(Path(request.workspace), "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
     spec = load_eval(request.eval_path, working_directory=working_directory)
     results_files = tuple(load_results_files(request.results, request.max_results_bytes))
@@ -109,6 +111,7 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
     plan = shard.plan if shard is not None else plan
     setup = GradingSetup(
         workspace_dir=str(workspace),
+        workspace_as_given=str(request.workspace),
         working_directory=str(working_directory),
         env=dict(request.grader_env),
         temp_dir=request.temp_dir,

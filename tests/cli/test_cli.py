@@ -768,7 +768,11 @@ BAD_INPUTS = {
     "bad yaml": ("eval", "name: x\ntasks: [\n", "invalid YAML"),
     "missing results": ("results", None, "results file not found"),
     "bad json": ("results", '{"tasks": [', "invalid JSON"),
-    "schema major 2": ("results", '{"schemaVersion": "2.0", "tasks": []}', "results files are"),
+    "schema major 2": (
+        "results",
+        '{"schemaVersion": "2.0", "tasks": []}',
+        'but this waza supports schema major 1 (current schemaVersion 1.5); run "waza migrate',
+    ),
     "wrong type": ("results", '{"tasks": [{"test_id": 3}]}', "$.tasks[0].test_id: want a string"),
     "task snapshot": ("results", '{"kind": "task-snapshot"}', "this is a waza task snapshot"),
     "dashboard export": ("results", '{"passCount": 1, "tasks": []}', "a waza dashboard export"),

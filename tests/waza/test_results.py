@@ -108,7 +108,7 @@ def test_go_style_output() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"schemaVersion": "2.0"}', "results files are major 1"),
+        ('{"schemaVersion": "2.0"}', 'run "waza migrate <file>"'),
         ('{"schemaVersion": "one"}', "not MAJOR.MINOR"),
         ('{"kind": "waza.preflight"}', "not evaluation results"),
         ("[1, 2]", "must hold a JSON object"),
@@ -233,7 +233,12 @@ def test_results_schema_versions_waza_accepts(tmp_path: Path, version: str | Non
 @pytest.mark.parametrize(
     ("version", "message"),
     [
-        ("2.0", "results files are major 1 (current 1.5), scenario evals' results included"),
+        (
+            "2.0",
+            'uses schemaVersion "2.0" (major 2), but this waza supports schema major 1 (current '
+            'schemaVersion 1.5); run "waza migrate <file>" to migrate the artifact file',
+        ),
+        ("3.1", "(major 3), but this waza supports schema major 1"),
         ("broken", "is not MAJOR.MINOR"),
         ("1.-1", "minor version must be a non-negative integer"),
         (" 1.4", "major version"),

@@ -79,7 +79,7 @@ class ActionSettings:
 
     eval_path: Path
     results: tuple[str, ...]
-    workspace: Path
+    workspace: str
     working_directory: Path
     task: str | None
     jobs: int | None
@@ -124,7 +124,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
     return ActionSettings(
         eval_path=Path(get("eval")),
         results=results,
-        workspace=Path(get("workspace")),
+        workspace=get("workspace"),
         working_directory=Path(get("working-directory")),
         task=get("task") or None,
         jobs=jobs_input("jobs", get("jobs")),

@@ -70,8 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade_cmd.add_argument(
         "--workspace",
-        type=Path,
-        default=Path(),
+        default=".",
         metavar="DIR",
         help="the post-execution workspace, passed as WAZA_WORKSPACE_DIR (default: .)",
     )

@@ -21,7 +21,6 @@ from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import (
     ANY,
     BOOL,
-    FLOAT,
     INT,
     STR,
     ListOf,
@@ -31,12 +30,11 @@ from waza_ci.waza.spec_schema import (
     Struct,
     check_shape,
 )
+from waza_ci.waza.unmarshal_text import unmarshal_problem
 from waza_ci.waza.yaml_doc import at, is_null
 
 _TAG = "tag:yaml.org,2002:"
-_SHOWN_MAX = 10
 _YAML12_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)")
-_GO_TYPES = {STR: "string", INT: "int", FLOAT: "float64", BOOL: "bool", ANY: "interface {}"}
 _TRUE_WORDS = frozenset(("true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"))
 
 
@@ -68,60 +66,11 @@ def config_error(grader: GraderSpec, message: str, node: yaml.Node | None = None
 def _unmarshal_text(err: ShapeError, config: yaml.Node, go_type: str, shape: Struct) -> str:
     # yaml.v3 counts lines within the config block as it re-serialises it.
     line = err.node.start_mark.line - config.start_mark.line + 1
-    field_name = err.path.rsplit(".", 1)[-1]
-    if err.message.startswith("unknown key"):
-        problem = f"field {field_name} not found in type models.{go_type}"
-    else:
-        problem = f"cannot unmarshal !!{_yaml_kind(err.node)}{_shown_value(err.node)} into " + (
-            _go_type(_shape_at(shape, err.path))
-        )
+    named = Struct(shape.fields, strict=shape.strict, go_name=f"models.{go_type}")
     return (
         f"failed to decode grader parameters of type models.{go_type}: "
-        f"yaml: unmarshal errors: line {line}: {problem}"
+        f"yaml: unmarshal errors: line {line}: {unmarshal_problem(err, named)}"
     )
-
-
-def _shown_value(node: yaml.Node) -> str:
-    """The value in yaml.v3's type error: none for a list or map, else in backquotes, cut to
-    its first 7 characters and `...` when longer than 10."""
-    if not isinstance(node, yaml.ScalarNode):
-        return ""
-    value = str(node.value)
-    return f" `{value[:7]}...`" if len(value) > _SHOWN_MAX else f" `{value}`"
-
-
-def _yaml_kind(node: yaml.Node) -> str:
-    if isinstance(node, yaml.SequenceNode):
-        return "seq"
-    if isinstance(node, yaml.MappingNode):
-        return "map"
-    return str(node.tag.removeprefix(_TAG))
-
-
-def _shape_at(shape: Shape, path: str) -> Shape | None:
-    current: Shape | None = shape
-    for part in path.replace("[", ".[").split("."):
-        if not part or current is None:
-            continue
-        if part.startswith("["):
-            current = current.item if isinstance(current, ListOf) else None
-        elif isinstance(current, Struct):
-            current = current.fields.get(part)
-        elif isinstance(current, MapOf):
-            current = current.value
-        else:
-            current = None
-    return current
-
-
-def _go_type(shape: Shape | None) -> str:
-    if isinstance(shape, str):
-        return _GO_TYPES.get(shape, "interface {}")
-    if isinstance(shape, ListOf):
-        return f"[]{_go_type(shape.item)}"
-    if isinstance(shape, MapOf):
-        return f"map[string]{_go_type(shape.value)}"
-    return "struct"
 
 
 def _value(node: yaml.Node, shape: Shape) -> Any:

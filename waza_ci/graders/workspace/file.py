@@ -8,11 +8,13 @@ Checks: one per existence path, and per content entry one per pattern plus one f
 the file. A file that cannot be read fails its read check and every one of its patterns. Score:
 the share of checks that held; passed when none failed.
 
-The workspace is the one `waza grade --workspace` names (the setup's `workspace_dir`, used
-verbatim, relative to the working directory when relative); `waza grade` never has files
-captured during the run, so this reads the disk only. waza compiles each pattern on every
-run; here each is compiled once, when the spec is loaded. A file's bytes are matched as
-UTF-8 text, invalid bytes read as U+FFFD (Go's regexp does the same, byte run by byte run).
+The workspace is the one `waza grade --workspace` names: read through the setup's
+`workspace_dir` (relative to the working directory when relative), and shown in
+`details.workspace_dir` as the user gave it (`workspace_shown`), as `waza grade` passes it on;
+`waza grade` never has files captured during the run, so this reads the disk only. waza
+compiles each pattern on every run; here each is compiled once, when the spec is loaded. A
+file's bytes are matched as UTF-8 text, invalid bytes read as U+FFFD (Go's regexp does the
+same, byte run by byte run).
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ class FileGrader(InProcessGrader[FileConfig]):
             "must_not_exist": config.must_not_exist,
             "content_patterns": config.content_details,
             "failures": failures or None,
-            "workspace_dir": workspace,
+            "workspace_dir": job.setup.workspace_shown,
         }
         return Outcome(
             score=fraction(config.checks, len(failures)),
