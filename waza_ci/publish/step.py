@@ -21,7 +21,7 @@ from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import PublishOptions
 from waza_ci.publish.outputs import check_run_outputs, step_outputs, write_report_json
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import JOB_SUMMARY_LIMIT
+from waza_ci.report.github_limits import JOB_SUMMARY_BYTES
 from waza_ci.report.regressions import (
     render_check_summary_with_regressions,
     render_regressions_text,
@@ -79,7 +79,7 @@ def _write_job_summary(
         evaluation.comparison,
         baseline_note=evaluation.baseline_note,
         mode=options.report,
-        limit_bytes=JOB_SUMMARY_LIMIT - len(note.encode()),
+        limit_bytes=JOB_SUMMARY_BYTES - len(note.encode()),
     )
     if options.job_summary and runner.summary_path:
         try:

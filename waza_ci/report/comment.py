@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount
 from waza_ci.gate.flaky import flaky_of
 from waza_ci.report._text import ELLIPSIS, one_line
+from waza_ci.report.github_limits import COMMENT_CHARS
 from waza_ci.report.markdown import escape_markdown
 from waza_ci.report.md import JOB_SUMMARY, code, link
 from waza_ci.report.model import GraderResult, Report
@@ -29,7 +30,6 @@ from waza_ci.report.regressions import (
 )
 from waza_ci.waza.scoring import GradeSummary
 
-COMMENT_LIMIT_CHARS = 65_536
 _TAIL = f"\n\n{ELLIPSIS} see the job summary\n"
 _FAILING = (Change.NEWLY_FAILING, Change.STILL_FAILING)
 REASON_MAX_CHARS = 200
@@ -47,7 +47,7 @@ def render_comment(
     baseline_note: str | None,
     check_url: str | None,
     summary_url: str | None,
-    limit_chars: int = COMMENT_LIMIT_CHARS,
+    limit_chars: int = COMMENT_CHARS,
 ) -> str:
     failed = bool(summary.grader_errors) or (
         comparison.failed if comparison is not None else not summary.passed

@@ -14,9 +14,8 @@ from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskCha
 from waza_ci.gate.flaky import FlakyTask, flaky_of
 from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
 from waza_ci.report.gate import code_span
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    CHECK_SUMMARY_LIMIT,
-    JOB_SUMMARY_LIMIT,
     escape_markdown,
     render_check_summary,
     render_markdown,
@@ -225,7 +224,7 @@ def render_summary_with_regressions(
     *,
     baseline_note: str | None = None,
     mode: ListMode = "failures",
-    limit_bytes: int = JOB_SUMMARY_LIMIT,
+    limit_bytes: int = JOB_SUMMARY_BYTES,
 ) -> str:
     """The job summary with the regression section on its first screen, within `limit_bytes`."""
     section = _section(summary, comparison, baseline_note, SECTION_LIMIT, limit_bytes)
@@ -243,7 +242,7 @@ def render_check_summary_with_regressions(
     *,
     baseline_note: str | None = None,
     mode: ListMode = "failures",
-    limit_bytes: int = CHECK_SUMMARY_LIMIT,
+    limit_bytes: int = CHECK_OUTPUT_BYTES,
 ) -> str:
     """The check run's summary with the regression section, within `limit_bytes`."""
     section = _section(summary, comparison, baseline_note, CHECK_SECTION_LIMIT, limit_bytes)
