@@ -17,7 +17,6 @@ from waza_ci.gate.baseline import BaselineComparison, Change, PassCount
 from waza_ci.gate.flaky import flaky_of
 from waza_ci.report._text import ELLIPSIS, one_line
 from waza_ci.report.github_limits import COMMENT_CHARS
-from waza_ci.report.markdown import escape_markdown
 from waza_ci.report.md import JOB_SUMMARY, code, link
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.regressions import (
@@ -56,7 +55,7 @@ def render_comment(
     head = "\n".join(
         [
             marker,
-            f"### {icon} waza-ci — {escape_markdown(check_name)}",
+            f"### {icon} waza-ci — {code(check_name, JOB_SUMMARY, in_table=False)}",
             "",
             _verdict(summary, comparison, baseline_note, failed=failed),
             "",

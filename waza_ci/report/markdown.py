@@ -177,13 +177,6 @@ def _document(
     return _join([*head, *screen[:1], *note, *screen[1:], *shown])
 
 
-def escape_markdown(text: str) -> str:
-    """Untrusted text for one line of Markdown, rendering literally and copying back exactly:
-    an inline code span (table-safe, so a `|` in it is written `\\|`). Nothing is inserted:
-    GitHub makes no mention or issue link inside code."""
-    return code(text, JOB_SUMMARY)
-
-
 def check_title(report: Report) -> str:
     """One plain line for output.title, from counts only (no untrusted text, no time: the
     same grading gives the same title)."""

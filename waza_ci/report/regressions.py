@@ -13,13 +13,12 @@ from collections.abc import Sequence
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
 from waza_ci.gate.flaky import FlakyTask, flaky_of
 from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
-from waza_ci.report.gate import code_span
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    escape_markdown,
     render_check_summary,
     render_markdown,
 )
+from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.model import Report
 from waza_ci.report.screen import ListMode
 from waza_ci.waza.scoring import GradeSummary
@@ -39,6 +38,14 @@ _ICONS = {
 }
 
 
+def _cell(text: str) -> str:
+    return code(text, JOB_SUMMARY)
+
+
+def _inline(text: str) -> str:
+    return code(text, JOB_SUMMARY, in_table=False)
+
+
 def format_count(count: PassCount | None) -> str:
     if count is None:
         return "—"
@@ -53,7 +60,7 @@ def format_interval(count: PassCount) -> str:
 def verdict_line(comparison: BaselineComparison | None, *, baseline_note: str | None) -> str:
     """One line: the gate's verdict and what it counted (Markdown)."""
     if comparison is None:
-        note = escape_markdown(baseline_note or "no baseline was given")
+        note = _inline(baseline_note or "no baseline was given")
         return f"**Regression gate: ⚪ no baseline** — {note}"
     c = comparison
     icon, word = ("❌", "fail") if c.failed else ("✅", "pass")
@@ -75,7 +82,7 @@ def _note(task: TaskChange, *, graders: bool = True) -> str:
     if task.within_noise:
         notes.append("within noise")
     if graders:
-        notes.extend(f"{code_span(g.grader)} {g.change}" for g in task.graders)
+        notes.extend(f"{_cell(g.grader)} {g.change}" for g in task.graders)
     return "; ".join(notes)
 
 
@@ -84,14 +91,14 @@ def change_row(task: TaskChange, why: str = "") -> str:
     their reasons) takes the place of the graders' changes in its notes."""
     notes = "; ".join(part for part in (_note(task, graders=not why), why) if part)
     return (
-        f"| {_ICONS[task.change]} {task.change} | {code_span(task.key)} | "
+        f"| {_ICONS[task.change]} {task.change} | {_cell(task.key)} | "
         f"{format_count(task.baseline)} | {format_count(task.current)} | {notes} |"
     )
 
 
 def flaky_row(flaky: FlakyTask) -> str:
     return (
-        f"| 〰️ flaky | {code_span(flaky.key)} | | {format_count(flaky.count)} | "
+        f"| 〰️ flaky | {_cell(flaky.key)} | | {format_count(flaky.count)} | "
         f"95% interval {format_interval(flaky.count)} |"
     )
 
@@ -147,11 +154,11 @@ def _gate_lines(comparison: BaselineComparison) -> list[str]:
         f"{len(gate.golden_failures)} failed" + ("" if gate.golden_must_pass else " (not enforced)")
     ]
     lines += [
-        f"- ❌ golden task {code_span(g.test_id)} is {code_span(g.current_status)}"
+        f"- ❌ golden task {_inline(g.test_id)} is {_inline(g.current_status)}"
         for g in gate.golden_failures
     ]
-    lines += [f"- ⚠️ {escape_markdown(w)}" for w in gate.warnings]
-    lines += [f"- ❌ {escape_markdown(e)}" for e in gate.errors]
+    lines += [f"- ⚠️ {_inline(w)}" for w in gate.warnings]
+    lines += [f"- ❌ {_inline(e)}" for e in gate.errors]
     return lines
 
 
@@ -170,7 +177,7 @@ def render_regressions_markdown(
     if comparison is not None or baseline_note is not None:
         parts += [HEADING, "", verdict_line(comparison, baseline_note=baseline_note), ""]
     if comparison is not None:
-        files = ", ".join(code_span(f) for f in comparison.baseline_files)
+        files = ", ".join(_inline(f) for f in comparison.baseline_files)
         parts += [f"- baseline: {files}", *_gate_lines(comparison), ""]
         rows = table_rows(comparison, ())
         if rows:
