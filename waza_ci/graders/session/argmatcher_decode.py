@@ -6,14 +6,18 @@ waza's `invalid grader config` wrapper; only a null matcher (`query:` with no va
 through, and fails when the grader is constructed (`argmatcher: matcher kind not set`).
 Operands are read as yaml.v3 reads YAML into Go values (`go_yaml_value`).
 
-Deliberate differences: a `json_schema` matcher is compiled by Python's `jsonschema` (draft
-2020-12 unless `$schema` says otherwise), so `argmatcher: invalid json_schema: …` is worded
-differently; a schema `$ref` to a remote document is not fetched.
+A `json_schema` matcher is compiled as the `json_schema` grader compiles a schema (argmatcher.py
+says why). waza compiles it while loading, in its process cwd; waza-ci compiles it while
+loading in its own cwd, so a schema that does not compile is a load error, and again for each
+working directory it grades in (the same directory unless `--working-directory` names another,
+which only a `$ref` to a file can tell apart): a failure there is the matcher's reason, as
+waza's `Match` gives it for a matcher it has to recompile.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 from typing import Any
 
@@ -22,6 +26,7 @@ import yaml
 from waza_ci.graders.base import GoStruct
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoRegexError, compile_go
+from waza_ci.graders.output.json_schema.compile import go_json_round_trip
 from waza_ci.graders.params import config_error
 from waza_ci.graders.session.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
 from waza_ci.waza.spec import GraderSpec
@@ -139,15 +144,15 @@ def _compile_range(bounds: dict[str, float]) -> Matcher:
 def _compile_schema(schema: dict[str, Any] | None) -> Matcher:
     if not schema:
         raise MatcherError("argmatcher: json_schema matcher requires a non-empty schema")
-    # jsonschema takes a tenth of a second to import: only specs with a schema matcher pay it.
-    from jsonschema import exceptions, validators  # noqa: PLC0415
-
-    validator_class = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
-        validator_class.check_schema(schema)
-    except exceptions.SchemaError as err:
-        raise MatcherError(f"argmatcher: invalid json_schema: {err.message}") from None
-    return Matcher("json_schema", schema, validator=validator_class(schema))
+        library_schema = go_json_round_trip(schema)
+    except ValueError as err:
+        raise MatcherError(f"argmatcher: failed to serialize json_schema: {err}") from None
+    matcher = Matcher("json_schema", schema, schema=library_schema)
+    compiled = matcher.compiled_schema(os.getcwd())
+    if isinstance(compiled, str):
+        raise MatcherError(compiled)
+    return matcher
 
 
 class _Lines:

@@ -18,20 +18,19 @@ modules named above), the verdict and score still are.
 from __future__ import annotations
 
 import errno
-import json
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_float, go_quote
+from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.output.json_schema.compile import (
     CompiledSchema,
     SchemaCompileError,
     compile_schema,
+    go_json_round_trip,
     validation_error,
 )
 from waza_ci.graders.output.json_schema.parse import (
@@ -139,12 +138,9 @@ def _schema_value(config: JsonSchemaConfig, working_directory: str) -> Any:
     if schema is None:
         schema = _schema_file(config, working_directory)
     try:
-        text = json.dumps(schema, allow_nan=False)
-    except ValueError:
-        raise GoError(
-            f"failed to serialize schema: json: unsupported value: {_bad_float(schema)}"
-        ) from None
-    return go_unmarshal(text)
+        return go_json_round_trip(schema)
+    except ValueError as err:
+        raise GoError(f"failed to serialize schema: {err}") from None
 
 
 def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
@@ -184,17 +180,3 @@ def _read(path: str, *, shown: str) -> bytes:
         raise OSError(code, f"read {shown}: {go_errno_text(code)}") from None
     finally:
         os.close(fd)
-
-
-def _bad_float(value: Any) -> str:
-    """Go's text of the first float JSON cannot hold (`+Inf`, `-Inf`, `NaN`)."""
-    pending = [value]
-    while pending:
-        current = pending.pop(0)
-        if isinstance(current, float) and not math.isfinite(current):
-            return go_float(current)
-        if isinstance(current, dict):
-            pending.extend(current.values())
-        elif isinstance(current, list):
-            pending.extend(current)
-    return "NaN"
