@@ -34,6 +34,7 @@ import yaml
 
 from waza_ci.graders.gofmt import go_lower
 from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
+from waza_ci.waza.goyaml import is_null
 
 STOP_WORDS = frozenset(
     (
@@ -120,7 +121,7 @@ def _frontmatter(text: str) -> tuple[str, str]:
         raise _unmarshal_error(f"yaml: line {line}: {err.problem}") from None
     except yaml.YAMLError as err:
         raise _unmarshal_error(f"yaml: {err}") from None
-    if root is None or _is_null(root):
+    if root is None or is_null(root):
         return "", ""
     if not isinstance(root, yaml.MappingNode):
         raise _unmarshal_error(_cannot_unmarshal(root, "skill.Frontmatter"))
@@ -139,12 +140,8 @@ def _frontmatter(text: str) -> tuple[str, str]:
             continue
         if not isinstance(value, yaml.ScalarNode):
             raise _unmarshal_error(_cannot_unmarshal(value, "string"))
-        fields[key_text] = "" if _is_null(value) else str(value.value)
+        fields[key_text] = "" if is_null(value) else str(value.value)
     return fields.get("name", ""), fields.get("description", "")
-
-
-def _is_null(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
 def _cannot_unmarshal(node: yaml.Node, go_type: str) -> str:
