@@ -28,10 +28,10 @@ import stat
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 
+from waza_ci.graders.gofiles import GoFileError, go_read_file
 from waza_ci.graders.gofmt import go_lower
 from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
 from waza_ci.waza.goyaml import is_null
@@ -77,13 +77,9 @@ def load_skill(skill_path: str) -> SkillTriggers:
     if is_dir:
         skill_path = os.path.join(skill_path, "SKILL.md")
     try:
-        data = Path(skill_path).read_bytes()
-    except OSError as err:
-        # Go opens a folder without complaint and fails when it reads it.
-        step = "read" if isinstance(err, IsADirectoryError) else "open"
-        raise SkillError(
-            f"reading SKILL.md {skill_path}: {step} {skill_path}: {go_errno_text(err)}"
-        ) from None
+        data = go_read_file(skill_path)
+    except GoFileError as err:
+        raise SkillError(f"reading SKILL.md {skill_path}: {err}") from None
     try:
         name, description, body = parse_skill_md(data.decode("utf-8", errors="replace"))
     except SkillError as err:

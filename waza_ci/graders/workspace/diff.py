@@ -29,6 +29,7 @@ from typing import Any
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GoStruct, GraderJob
+from waza_ci.graders.gofiles import GoFileError, go_read_file
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
@@ -40,9 +41,8 @@ from waza_ci.graders.workspace.paths import (
     check_all_inside,
     go_abs,
     go_clean,
-    go_errno_text,
 )
-from waza_ci.sandbox.goexec import go_trim_space
+from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import BOOL, STR, ListOf, Struct
 
@@ -218,8 +218,8 @@ def _snapshot_failure(
     except _FsError as err:
         return f"Invalid snapshot file {snapshot} for {path}: {err}"
     try:
-        wanted = _read_file(resolved)
-    except _FsError as err:
+        wanted = go_read_file(resolved)
+    except GoFileError as err:
         # With update_snapshots, waza would create a missing snapshot; waza-ci compares.
         return f"Failed to read snapshot file {snapshot} for {path}: {err}"
     if wanted != content:
@@ -315,22 +315,3 @@ def _eval_symlinks(path: str) -> str:
         link = os.readlink(dest)
         rest = link + separator + rest
         dest = "/" if link.startswith("/") else (dest.rpartition("/")[0] or "/")
-
-
-def _read_file(path: str) -> bytes:
-    """Go's `os.ReadFile(path)`; raises _FsError (`open <path>: …`, `read <path>: …`)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as err:
-        code = err.errno or errno.EIO
-        text = f"open {path}: {go_errno_text(code)}"
-        raise _FsError(text, not_exist=code == errno.ENOENT) from None
-    try:
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as err:
-        raise _FsError(f"read {path}: {go_errno_text(err.errno or errno.EIO)}") from None
-    finally:
-        os.close(fd)

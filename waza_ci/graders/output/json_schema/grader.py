@@ -17,13 +17,13 @@ modules named above), the verdict and score still are.
 
 from __future__ import annotations
 
-import errno
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GraderJob
+from waza_ci.graders.gofiles import GoFileError, go_read_file
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.output.json_schema.compile import (
@@ -41,7 +41,6 @@ from waza_ci.graders.output.json_schema.parse import (
     go_unmarshal,
 )
 from waza_ci.graders.params import decode_params
-from waza_ci.graders.workspace.paths import go_errno_text
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, BOOL, STR, MapOf, Struct
 
@@ -147,9 +146,9 @@ def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
     path = config.schema_file
     quoted = go_quote(path)
     try:
-        data = _read(os.path.join(working_directory, path), shown=path)
-    except OSError as err:
-        raise GoError(f"failed to read schema file {quoted}: {err.strerror}") from None
+        data = go_read_file(os.path.join(working_directory, path), shown=path)
+    except GoFileError as err:
+        raise GoError(f"failed to read schema file {quoted}: {err}") from None
     try:
         schema = go_unmarshal(data.decode("utf-8", "replace"))
     except GoJSONError as err:
@@ -161,22 +160,3 @@ def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
             f"of type {_GO_MAP}"
         )
     return schema
-
-
-def _read(path: str, *, shown: str) -> bytes:
-    """Go's `os.ReadFile`; an OSError's `strerror` is Go's whole error text."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as err:
-        code = err.errno or errno.EIO
-        raise OSError(code, f"open {shown}: {go_errno_text(code)}") from None
-    try:
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as err:
-        code = err.errno or errno.EIO
-        raise OSError(code, f"read {shown}: {go_errno_text(code)}") from None
-    finally:
-        os.close(fd)
