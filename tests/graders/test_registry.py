@@ -6,7 +6,7 @@ from __future__ import annotations
 from waza_ci.errors import Location
 from waza_ci.graders import KEPT_KINDS, KINDS, SYNTHETIC_KINDS, kind_of
 from waza_ci.graders.programs.program import ProgramGrader
-from waza_ci.waza.kinds import GRADER_KINDS
+from waza_ci.waza.kinds import GRADER_KINDS, PROCESS_KINDS
 from waza_ci.waza.spec import GraderSpec, ProgramConfig
 
 WAZA_KINDS = {
@@ -28,6 +28,13 @@ WAZA_KINDS = {
 
 def test_waza_s_kinds_are_the_thirteen_of_its_factory() -> None:
     assert GRADER_KINDS == WAZA_KINDS
+
+
+def test_the_kinds_that_start_a_process_are_the_ones_waza_kinds_names() -> None:
+    # waza/kinds.py answers by name (saved verdicts, shard weights, the report); each kind
+    # knows it of itself (the grading plan): the two must agree.
+    assert {name for name, kind in KINDS.items() if not kind.in_process} == PROCESS_KINDS
+    assert all(kind.in_process for kind in SYNTHETIC_KINDS.values())
 
 
 def _grader(kind: str, *, synthetic: bool = False) -> GraderSpec:
