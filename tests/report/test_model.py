@@ -128,9 +128,3 @@ def test_json_has_every_field_a_later_step_needs() -> None:
             "reason": "no runs in the results file",
         }
     ]
-
-
-def test_extra_sections_extend_the_json() -> None:
-    report = build_report(factories.passing_summary(), repo_root=REPO)
-    extended = type(report)(**{**report.__dict__, "extra_sections": {"comparison": {"fixed": []}}})
-    assert json.loads(report_json_text(extended))["comparison"] == {"fixed": []}

@@ -14,8 +14,7 @@ renderers' job, each for its own medium.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -215,9 +214,6 @@ class Report:
     global_failures: tuple[GlobalFailure, ...]
     slowest: tuple[GraderTime, ...]
     skipped: tuple[SkippedTask, ...]
-    extra_sections: Mapping[str, Any] = field(default_factory=dict)
-    """Room for later steps (e.g. a comparison with the base branch) to add named sections;
-    they appear in `to_json()` under their names."""
 
     @property
     def flipped(self) -> tuple[GraderResult, ...]:
@@ -351,5 +347,4 @@ def _report_json(report: Report) -> dict[str, Any]:
             for s in report.skipped
         ],
     }
-    data.update(report.extra_sections)
     return data

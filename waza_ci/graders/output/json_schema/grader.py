@@ -4,8 +4,8 @@ Schema.
 The output must be exactly one JSON value (Go's `json.Unmarshal`), or with `extract_json: true`
 contain exactly one JSON object or array among other text. The schema is the inline `schema`
 (which wins), or the JSON file `schema_file`, read relative to the working directory (waza's
-process cwd) on each run. It is compiled as waza's library compiles it (json_schema_compile)
-and the value validated in the library's order, with its error texts (json_schema_validate).
+process cwd) on each run. It is compiled as waza's library compiles it (compile.py)
+and the value validated in the library's order, with its error texts (validate.py).
 Binary score: 1 when valid, 0 otherwise. A schema file that cannot be read or parsed, or a
 schema that does not compile, is a Go error (grading aborts in waza); the schema is not even
 looked at when the output is not JSON.
