@@ -73,7 +73,7 @@ class GradeRequest:
     temp_dir: str = "/tmp"  # noqa: S108 - the caller passes its TMPDIR; this is the fallback
     progress: Progress | None = None
     shard: Shard | None = None
-    """Grade only this shard's tasks and write partial results files (see shard.py)."""
+    """Grade only this shard's tasks and write partial results files (see shard/plan.py)."""
     shard_weights: Sequence[Path] = ()
     max_results_bytes: int = MAX_RESULTS_BYTES
     """Refuse a results file larger than this (`--max-results-mib`)."""
@@ -81,7 +81,6 @@ class GradeRequest:
 
 @dataclass(frozen=True)
 class GradeReport:
-    spec: EvalSpec
     summary: GradeSummary
     regraded: tuple[RegradedFile, ...]
     warnings: tuple[LoadWarning, ...]
@@ -169,7 +168,7 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
         min_task_pass_rate=min_task_pass_rate,
         task_filter=plan.task_filter,
     )
-    return GradeReport(spec, summary, regraded, spec.warnings)
+    return GradeReport(summary, regraded, spec.warnings)
 
 
 def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
@@ -183,7 +182,6 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         regraded = tuple(
             RegradedFile(replace(f.base, name=f.name), with_digest(f.raw)) for f in merged.files
         )
-    spec = EvalSpec(Path(merged.eval_path), merged.eval_name, (), warnings=merged.warnings)
     summary = GradeSummary(
         eval_name=merged.eval_name,
         eval_path=merged.eval_path,
@@ -193,7 +191,7 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         elapsed_ms=merged.elapsed_ms,
         task_filter=merged.task_filter,
     )
-    return GradeReport(spec, summary, regraded, merged.warnings), [f.path for f in files]
+    return GradeReport(summary, regraded, merged.warnings), [f.path for f in files]
 
 
 @contextmanager

@@ -26,7 +26,8 @@ from waza_ci.gate.waza_gate import (
     TaskPolicy,
     evaluate_gate,
 )
-from waza_ci.report.gate import code_span, render_gate_markdown
+from waza_ci.report.gate import render_gate_markdown
+from waza_ci.report.md import JOB_SUMMARY, code
 
 
 def outcome(success_rate: float, *tasks: dict[str, Any]) -> dict[str, Any]:
@@ -354,7 +355,7 @@ def test_untrusted_task_ids_cannot_break_markdown_or_workflow_commands(tmp_path:
     )
     row = next(line for line in markdown.splitlines() if line.startswith("| ``x"))
     assert row.count(" | ") == 1  # the | inside the id is escaped, not a cell border
-    assert code_span("a`b") == "``a`b``"
+    assert code("a`b", JOB_SUMMARY) == "``a`b``"
 
 
 def test_the_gate_subcommand_exits_like_waza_gate_from_a_real_process(tmp_path: Path) -> None:

@@ -13,9 +13,8 @@ import pytest
 from tests.report import factories
 from waza_ci.report._text import head_tail
 from waza_ci.report.build import build_report
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    CHECK_SUMMARY_LIMIT,
-    JOB_SUMMARY_LIMIT,
     render_check_summary,
     render_check_text,
     render_markdown,
@@ -64,8 +63,8 @@ def test_every_view_is_built_from_the_head_and_the_tail(size: int) -> None:
     assert len(find_cut_lines(feedback["text"])) == 1  # the report JSON keeps what was kept
     assert feedback["text"].endswith(f"waza-ci: {NOTE}")
     for render, limit in (
-        (render_markdown, JOB_SUMMARY_LIMIT),
-        (render_check_text, CHECK_SUMMARY_LIMIT),
+        (render_markdown, JOB_SUMMARY_BYTES),
+        (render_check_text, CHECK_OUTPUT_BYTES),
     ):
         view = render(report)
         assert len(view.encode()) <= limit

@@ -23,9 +23,8 @@ from cmarkgfm.cmark import Options
 from tests.report import factories
 from waza_ci.report._text import utf8_len
 from waza_ci.report.build import build_report
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    CHECK_SUMMARY_LIMIT,
-    JOB_SUMMARY_LIMIT,
     MIN_LIMIT,
     check_title,
     render_check_summary,
@@ -307,8 +306,8 @@ def test_output_of_any_size_fits_and_uses_the_budget(size: int, kept: bool) -> N
     text = line * (size // len(line)) + "AssertionError: the last line"
     report = report_of(factories.one_failure_summary(text, kept=kept))
     for render, limit in (
-        (render_markdown, JOB_SUMMARY_LIMIT),
-        (render_check_text, CHECK_SUMMARY_LIMIT),
+        (render_markdown, JOB_SUMMARY_BYTES),
+        (render_check_text, CHECK_OUTPUT_BYTES),
     ):
         markdown = render(report)
         used = utf8_len(markdown)
@@ -319,15 +318,15 @@ def test_output_of_any_size_fits_and_uses_the_budget(size: int, kept: bool) -> N
             assert " lines cut (" in markdown
         else:
             assert text in markdown  # small outputs are whole
-    assert utf8_len(render_check_summary(report)) <= CHECK_SUMMARY_LIMIT
+    assert utf8_len(render_check_summary(report)) <= CHECK_OUTPUT_BYTES
 
 
 def test_thousands_of_failures_fit_every_limit_and_stay_balanced() -> None:
     report = report_of(factories.huge_summary(tasks=2_000))
     for render, limit in (
-        (render_markdown, JOB_SUMMARY_LIMIT),
-        (render_check_summary, CHECK_SUMMARY_LIMIT),
-        (render_check_text, CHECK_SUMMARY_LIMIT),
+        (render_markdown, JOB_SUMMARY_BYTES),
+        (render_check_summary, CHECK_OUTPUT_BYTES),
+        (render_check_text, CHECK_OUTPUT_BYTES),
     ):
         markdown = render(report)
         assert utf8_len(markdown) <= limit, render.__name__
@@ -387,12 +386,12 @@ def test_html_entities_in_output_stay_as_written() -> None:
 def test_report_all_on_thousands_of_tasks_stays_within_the_limits() -> None:
     report = report_of(factories.huge_summary(tasks=1_000))
     markdown = render_markdown(report, mode="all")
-    assert utf8_len(markdown) <= JOB_SUMMARY_LIMIT
+    assert utf8_len(markdown) <= JOB_SUMMARY_BYTES
     assert "_… 1,700 more rows in the report JSON._" in markdown or re.search(
         r"_… [\d,]+ more rows in the report JSON\._", markdown
     )
     assert "### Details" in markdown  # the listing does not crowd out the details
-    assert utf8_len(render_check_summary(report, mode="all")) <= CHECK_SUMMARY_LIMIT
+    assert utf8_len(render_check_summary(report, mode="all")) <= CHECK_OUTPUT_BYTES
 
 
 def test_a_first_screen_too_big_for_the_limit_is_cut_and_closed() -> None:

@@ -24,7 +24,8 @@ from tests.conftest import (
 from waza_ci.errors import InputError
 from waza_ci.grading.plan import plan_grading
 from waza_ci.shard.plan import Shard, assign_shards, parse_shard, select_shard
-from waza_ci.waza.results import dump_results, load_results
+from waza_ci.waza.gojson import dumps_go_json
+from waza_ci.waza.results import load_results
 from waza_ci.waza.spec import load_eval
 
 TASKS = [f"t{number:02d}" for number in range(11)]  # 11: divisible by none of 2, 3, 7
@@ -121,12 +122,12 @@ def merge(project: Project, *args: str) -> CliResult:
 def without_measured_durations(text: str) -> str:
     """The file with every grader verdict's duration_ms (a measured time) set to 0."""
     doc = json.loads(text)
-    assert dump_results(doc) == text, "not in waza's exact output format"
+    assert dumps_go_json(doc) == text, "not in waza's exact output format"
     for task in doc["tasks"]:
         for run in task.get("runs") or []:
             for verdict in (run.get("validations") or {}).values():
                 verdict["duration_ms"] = 0
-    return dump_results(doc)
+    return dumps_go_json(doc)
 
 
 def grade_in_shards(project: Project, count: int, folder: str, *extra: str) -> list[Path]:

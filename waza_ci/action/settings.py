@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from waza_ci.shard.plan import Shard
 
 # The defaults of action.yml, for runs outside the runner (which always passes every input).
-# tests/test_action_yml.py keeps the two in step.
+# tests/action/test_action_yml.py keeps the two in step.
 DEFAULT_CHECK_NAME = "waza program graders"
 INPUT_DEFAULTS: Mapping[str, str] = {
     "workspace": ".",
@@ -153,7 +153,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
 def _shard(value: str) -> Shard | None:
     if not value:
         return None
-    # Deferred: shard.py loads the spec and results models, which only a sharded run needs.
+    # Deferred: shard/plan.py loads the spec and results models, which only a sharded run needs.
     from waza_ci.shard.plan import parse_shard  # noqa: PLC0415
 
     return parse_shard(value, "input `shard`")

@@ -19,11 +19,9 @@ from waza_ci.publish.options import PublishOptions
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
 from waza_ci.report.decision import Conclusion
+from waza_ci.report.github_limits import LOG_ERRORS_PER_STEP
 from waza_ci.report.markdown import check_title, render_check_text
 from waza_ci.report.model import Report
-
-# GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
-LOG_ANNOTATION_CAP = 10
 
 
 def open_session(
@@ -111,9 +109,9 @@ def publish_check_run(
 def log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotation]) -> None:
     """The most important annotations as `::error` lines, within GitHub's per-step cap."""
     shown = (
-        annotations[:LOG_ANNOTATION_CAP]
-        if len(annotations) <= LOG_ANNOTATION_CAP
-        else (annotations[: LOG_ANNOTATION_CAP - 1])
+        annotations[:LOG_ERRORS_PER_STEP]
+        if len(annotations) <= LOG_ERRORS_PER_STEP
+        else (annotations[: LOG_ERRORS_PER_STEP - 1])
     )
     for annotation in shown:
         placed = bool(annotation.path)  # "" when the file is outside the repository
@@ -127,7 +125,7 @@ def log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotation
     if hidden:
         commands.error(
             f"{hidden} more failing grader(s) are listed in the job summary "
-            "(GitHub shows at most 10 error annotations per step)",
+            f"(GitHub shows at most {LOG_ERRORS_PER_STEP} error annotations per step)",
             title="waza-ci",
         )
 

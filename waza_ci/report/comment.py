@@ -17,7 +17,7 @@ from waza_ci.gate.baseline import BaselineComparison, Change, PassCount
 from waza_ci.gate.flaky import FlakyTask
 from waza_ci.report._text import ELLIPSIS, one_line
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import escape_markdown
+from waza_ci.report.github_limits import COMMENT_CHARS
 from waza_ci.report.md import JOB_SUMMARY, code, link
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.regressions import (
@@ -31,7 +31,6 @@ from waza_ci.report.regressions import verdict_line as gate_line
 from waza_ci.report.screen import verdict_line
 from waza_ci.waza.scoring import GradeSummary
 
-COMMENT_LIMIT_CHARS = 65_536
 _TAIL = f"\n\n{ELLIPSIS} see the job summary\n"
 _FAILING = (Change.NEWLY_FAILING, Change.STILL_FAILING)
 REASON_MAX_CHARS = 200
@@ -46,14 +45,14 @@ def render_comment(
     evaluation: Evaluation,
     check_url: str | None,
     summary_url: str | None,
-    limit_chars: int = COMMENT_LIMIT_CHARS,
+    limit_chars: int = COMMENT_CHARS,
 ) -> str:
     summary, report, comparison = evaluation.summary, evaluation.model, evaluation.comparison
     icon = "✅" if evaluation.decision.passed else "❌"
     head = "\n".join(
         [
             marker,
-            f"### {icon} waza-ci — {escape_markdown(check_name)}",
+            f"### {icon} waza-ci — {code(check_name, JOB_SUMMARY, in_table=False)}",
             "",
             *_verdict(evaluation),
             _grading_line(summary),

@@ -15,14 +15,12 @@ from waza_ci.gate.flaky import FlakyTask
 from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
 from waza_ci.report.decision import GateState
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.gate import code_span
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    CHECK_SUMMARY_LIMIT,
-    JOB_SUMMARY_LIMIT,
-    escape_markdown,
     render_check_summary,
     render_markdown,
 )
+from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.screen import ListMode
 
 SECTION_LIMIT = 131_072
@@ -40,6 +38,14 @@ _ICONS = {
 }
 
 
+def _cell(text: str) -> str:
+    return code(text, JOB_SUMMARY)
+
+
+def _inline(text: str) -> str:
+    return code(text, JOB_SUMMARY, in_table=False)
+
+
 def format_count(count: PassCount | None) -> str:
     if count is None:
         return "—"
@@ -55,7 +61,7 @@ def verdict_line(evaluation: Evaluation) -> str:
     """One line: the gate's state (the decision's) and what it counted (Markdown)."""
     comparison, gate = evaluation.comparison, evaluation.decision.gate
     if comparison is None or gate is GateState.NO_BASELINE:
-        note = escape_markdown(evaluation.baseline_note or "no baseline was given")
+        note = _inline(evaluation.baseline_note or "no baseline was given")
         return f"**Regression gate: ⚪ no baseline** — {note}"
     c = comparison
     icon, word = ("❌", "fail") if gate is GateState.FAIL else ("✅", "pass")
@@ -77,7 +83,7 @@ def _note(task: TaskChange, *, graders: bool = True) -> str:
     if task.within_noise:
         notes.append("within noise")
     if graders:
-        notes.extend(f"{code_span(g.grader)} {g.change}" for g in task.graders)
+        notes.extend(f"{_cell(g.grader)} {g.change}" for g in task.graders)
     return "; ".join(notes)
 
 
@@ -86,14 +92,14 @@ def change_row(task: TaskChange, why: str = "") -> str:
     their reasons) takes the place of the graders' changes in its notes."""
     notes = "; ".join(part for part in (_note(task, graders=not why), why) if part)
     return (
-        f"| {_ICONS[task.change]} {task.change} | {code_span(task.key)} | "
+        f"| {_ICONS[task.change]} {task.change} | {_cell(task.key)} | "
         f"{format_count(task.baseline)} | {format_count(task.current)} | {notes} |"
     )
 
 
 def flaky_row(flaky: FlakyTask) -> str:
     return (
-        f"| 〰️ flaky | {code_span(flaky.key)} | | {format_count(flaky.count)} | "
+        f"| 〰️ flaky | {_cell(flaky.key)} | | {format_count(flaky.count)} | "
         f"95% interval {format_interval(flaky.count)} |"
     )
 
@@ -149,11 +155,11 @@ def _gate_lines(comparison: BaselineComparison) -> list[str]:
         f"{len(gate.golden_failures)} failed" + ("" if gate.golden_must_pass else " (not enforced)")
     ]
     lines += [
-        f"- ❌ golden task {code_span(g.test_id)} is {code_span(g.current_status)}"
+        f"- ❌ golden task {_inline(g.test_id)} is {_inline(g.current_status)}"
         for g in gate.golden_failures
     ]
-    lines += [f"- ⚠️ {escape_markdown(w)}" for w in gate.warnings]
-    lines += [f"- ❌ {escape_markdown(e)}" for e in gate.errors]
+    lines += [f"- ⚠️ {_inline(w)}" for w in gate.warnings]
+    lines += [f"- ❌ {_inline(e)}" for e in gate.errors]
     return lines
 
 
@@ -167,7 +173,7 @@ def render_regressions_markdown(evaluation: Evaluation, *, limit_bytes: int = SE
     if comparison is not None or evaluation.baseline_note is not None:
         parts += [HEADING, "", verdict_line(evaluation), ""]
     if comparison is not None:
-        files = ", ".join(code_span(f) for f in comparison.baseline_files)
+        files = ", ".join(_inline(f) for f in comparison.baseline_files)
         parts += [f"- baseline: {files}", *_gate_lines(comparison), ""]
         rows = table_rows(comparison, ())
         if rows:
@@ -212,7 +218,7 @@ def render_regressions_text(evaluation: Evaluation) -> str:
 
 
 def render_job_summary(
-    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = JOB_SUMMARY_LIMIT
+    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = JOB_SUMMARY_BYTES
 ) -> str:
     """The job summary: a shard's note, then the report with the regression section on its
     first screen, all within `limit_bytes` (the one assembly the action and `--summary` use)."""
@@ -227,7 +233,7 @@ CHECK_SECTION_LIMIT = 16_384
 
 
 def render_check_summary_with_regressions(
-    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = CHECK_SUMMARY_LIMIT
+    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = CHECK_OUTPUT_BYTES
 ) -> str:
     """The check run's summary with the regression section, within `limit_bytes`."""
     section = _section(evaluation, CHECK_SECTION_LIMIT, limit_bytes)

@@ -19,9 +19,10 @@ from pathlib import Path
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.waza.goyaml import child, is_null
 from waza_ci.waza.spec_schema import ANY, PROJECT_CONFIG, ShapeError, check_shape
 from waza_ci.waza.unmarshal_text import unmarshal_problem
-from waza_ci.waza.yaml_doc import at, child, construct, is_null, load_optional_yaml, scalar_text
+from waza_ci.waza.yaml_doc import at, construct, load_optional_yaml, scalar_text
 
 DEFAULT_PROGRAM_TIMEOUT_S = 30
 PROJECT_CONFIG_NAME = ".waza.yaml"

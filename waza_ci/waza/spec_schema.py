@@ -18,6 +18,9 @@ from typing import Any, Union
 
 import yaml
 
+from waza_ci.waza.goyaml import TAG as _TAG
+from waza_ci.waza.goyaml import is_null, resolve
+
 STR = "a string"
 INT = "a whole number"
 FLOAT = "a number"
@@ -242,7 +245,6 @@ PROJECT_CONFIG = Struct(
 `defaults.model_reasoning_effort` in one lineage, `registries` in the latest). waza decodes it
 with KnownFields."""
 
-_TAG = "tag:yaml.org,2002:"
 _INT64 = 2**63
 # yaml.v3 accepts these plain words for a bool field (YAML 1.1 compatibility).
 _BOOL_WORDS = frozenset(
@@ -258,7 +260,7 @@ def check_shape(node: yaml.Node, shape: Shape, where: str = "") -> None:
     checked: set[tuple[int, int]] = set()
     while pending:
         current, expected, path = pending.pop()
-        if (id(current), id(expected)) in checked or _is_null(current) or expected == ANY:
+        if (id(current), id(expected)) in checked or is_null(current) or expected == ANY:
             continue
         checked.add((id(current), id(expected)))
         if isinstance(expected, str):
@@ -298,13 +300,12 @@ def _check_scalar(node: yaml.Node, expected: str, path: str) -> None:
         raise ShapeError(f"`{path}` must be {expected}, not a list or mapping", node, path)
     if expected == STR:
         return  # yaml.v3 decodes any scalar into a string field as its text
-    tag = node.tag.removeprefix(_TAG)
+    tag, value = resolve(node)
     if expected == BOOL:
         if tag == "bool" or str(node.value) in _BOOL_WORDS:
             return
         raise ShapeError(f"`{path}` must be {BOOL}, not {node.value!r}", node, path)
-    value = _number(node) if tag in ("int", "float") else None
-    if value is None:
+    if tag not in ("int", "float"):
         raise ShapeError(f"`{path}` must be {expected}, not {node.value!r}", node, path)
     if isinstance(value, float) and not math.isfinite(value):
         # yaml.v3 would take .inf/.nan into a float field; nothing downstream can use it,
@@ -312,18 +313,6 @@ def _check_scalar(node: yaml.Node, expected: str, path: str) -> None:
         raise ShapeError(f"`{path}` must be a finite number, not {node.value}", node, path)
     if expected == INT and not -_INT64 <= value < _INT64:
         raise ShapeError(f"`{path}` is out of range for a whole number", node, path)
-
-
-def _number(node: yaml.ScalarNode) -> int | float | None:
-    try:
-        value = yaml.SafeLoader("").construct_object(node)
-    except (yaml.YAMLError, ValueError, OverflowError):
-        return None
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _is_null(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == _TAG + "null"
 
 
 # yaml.v3's alias-expansion budget (decode.go): allowed share of aliased nodes by size.

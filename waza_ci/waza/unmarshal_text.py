@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import yaml
 
+from waza_ci.waza.goyaml import resolve
 from waza_ci.waza.spec_schema import (
     ANY,
     BOOL,
@@ -20,7 +21,6 @@ from waza_ci.waza.spec_schema import (
     Struct,
 )
 
-_TAG = "tag:yaml.org,2002:"
 _SHOWN_MAX = 10
 _GO_TYPES = {STR: "string", INT: "int", FLOAT: "float64", BOOL: "bool", ANY: "interface {}"}
 
@@ -43,7 +43,7 @@ def cannot_unmarshal(node: yaml.Node, go_type_name: str) -> str:
         return f"cannot unmarshal !!map into {go_type_name}"
     value = str(node.value)
     shown = f"{value[:7]}..." if len(value) > _SHOWN_MAX else value
-    return f"cannot unmarshal !!{node.tag.removeprefix(_TAG)} `{shown}` into {go_type_name}"
+    return f"cannot unmarshal !!{resolve(node)[0]} `{shown}` into {go_type_name}"
 
 
 def shape_at(shape: Shape, path: str) -> Shape | None:

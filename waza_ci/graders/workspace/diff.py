@@ -32,6 +32,7 @@ from typing import Any
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GoStruct, GraderJob
+from waza_ci.graders.gofiles import GoFileError, go_read_file
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
@@ -43,9 +44,8 @@ from waza_ci.graders.workspace.paths import (
     check_all_inside,
     go_abs,
     go_clean,
-    go_errno_text,
 )
-from waza_ci.sandbox.goexec import go_trim_space
+from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import BOOL, STR, ListOf, Struct
 
@@ -231,8 +231,8 @@ def _snapshot_check(
     wanted = job.would_write.get(resolved)
     if wanted is None:
         try:
-            wanted = _read_file(resolved)
-        except _FsError as err:
+            wanted = go_read_file(resolved)
+        except GoFileError as err:
             if not (config.update_snapshots and err.not_exist):
                 return f"Failed to read snapshot file {snapshot} for {path}: {err}"
             job.would_write[resolved] = content  # waza creates it
@@ -355,22 +355,3 @@ def _eval_symlinks(path: str) -> str:
         link = os.readlink(dest)
         rest = link + separator + rest
         dest = "/" if link.startswith("/") else (dest.rpartition("/")[0] or "/")
-
-
-def _read_file(path: str) -> bytes:
-    """Go's `os.ReadFile(path)`; raises _FsError (`open <path>: …`, `read <path>: …`)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as err:
-        code = err.errno or errno.EIO
-        text = f"open {path}: {go_errno_text(code)}"
-        raise _FsError(text, not_exist=code == errno.ENOENT) from None
-    try:
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as err:
-        raise _FsError(f"read {path}: {go_errno_text(err.errno or errno.EIO)}") from None
-    finally:
-        os.close(fd)

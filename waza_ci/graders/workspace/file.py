@@ -28,7 +28,7 @@ import yaml
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GoStruct, GraderJob
 from waza_ci.graders.gofmt import go_quote
-from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
+from waza_ci.graders.goregex import ConfiguredPattern, compile_each, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
 from waza_ci.graders.params import config_error, decode_params
@@ -49,19 +49,10 @@ _SHAPE = Struct(
 
 
 @dataclass(frozen=True)
-class _Pattern:
-    """A configured pattern, compiled; `error` is Go's compile error when it does not."""
-
-    pattern: str
-    compiled: GoPattern | None
-    error: str | None
-
-
-@dataclass(frozen=True)
 class _ContentCheck:
     path: str
-    must_match: tuple[_Pattern, ...]
-    must_not_match: tuple[_Pattern, ...]
+    must_match: tuple[ConfiguredPattern, ...]
+    must_not_match: tuple[ConfiguredPattern, ...]
 
 
 @dataclass(frozen=True)
@@ -167,19 +158,9 @@ def reject_unknown_fields(
 def _content_check(entry: dict[str, Any]) -> _ContentCheck:
     return _ContentCheck(
         path=str(entry.get("path") or ""),
-        must_match=_compiled(string_list(entry.get("must_match"))),
-        must_not_match=_compiled(string_list(entry.get("must_not_match"))),
+        must_match=compile_each(string_list(entry.get("must_match"))),
+        must_not_match=compile_each(string_list(entry.get("must_not_match"))),
     )
-
-
-def _compiled(patterns: list[str] | None) -> tuple[_Pattern, ...]:
-    compiled: list[_Pattern] = []
-    for pattern in patterns or ():
-        try:
-            compiled.append(_Pattern(pattern, compile_go(pattern), None))
-        except GoRegexError as err:
-            compiled.append(_Pattern(pattern, None, str(err)))
-    return tuple(compiled)
 
 
 def _entry_details(check: _ContentCheck) -> GoStruct:
