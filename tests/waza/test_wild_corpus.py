@@ -84,7 +84,7 @@ NOT_RESULTS: dict[str, str] = {
 }
 
 # Results files that load but hold no run to grade: waza's `grade` prints an empty verdict and
-# exits 0; waza-ci exits 2 saying no task had runs (README, "What is graded, and how").
+# exits 0; waza-ci exits 2 saying no task had runs (docs/graders.md).
 NOTHING_TO_GRADE: dict[str, str] = {
     "runs/microsoft-waza/index/internal/validation/testdata/results-1.0.json": (
         "waza's schema fixture: its one task has `runs: []`"
