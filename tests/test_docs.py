@@ -23,6 +23,7 @@ import yaml
 from cmarkgfm.cmark import Options
 
 from tests.conftest import ROOT
+from waza_ci.graders import KEPT_KINDS, KINDS
 
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
@@ -269,3 +270,10 @@ def test_undocumented_flags_are_found() -> None:
 def test_a_missing_stage_is_found() -> None:
     page = "```\nwaza_ci/\n  waza/      formats\n  errors.py  files.py   whole\n```\n"
     assert architecture_stages(page) == {"waza/", "errors.py", "files.py"}
+
+
+def test_every_grader_kind_has_a_row_in_the_graders_page() -> None:
+    page = (DOCS / "graders.md").read_text(encoding="utf-8")
+    kinds = [*KINDS, *KEPT_KINDS, "expected:"]
+    missing = [kind for kind in kinds if f"\n| `{kind}` |" not in page]
+    assert not missing, f"docs/graders.md has no table row for {missing}"

@@ -116,6 +116,7 @@ def _docs_summary_parts() -> tuple[str, str]:
     return introduction, generated.removeprefix("\n")
 
 
+@pytest.mark.slow
 def test_demo_job_summary(demo_report: Report) -> None:
     rendered = render_markdown(demo_report)
     _check("demo-summary.md", rendered)
@@ -126,6 +127,7 @@ def test_demo_job_summary(demo_report: Report) -> None:
     assert generated == rendered, f"{DOCS_SUMMARY} differs; UPDATE_GOLDEN=1"
 
 
+@pytest.mark.slow
 def test_demo_times_are_a_process_start_or_microseconds(
     demo_summary: GradeSummary, demo_report: Report
 ) -> None:
@@ -153,6 +155,7 @@ def test_the_docs_page_names_the_in_process_kinds(demo_summary: GradeSummary) ->
     assert not missing, f"{DOCS_SUMMARY}'s introduction does not name {missing} as in process"
 
 
+@pytest.mark.slow
 def test_demo_check_run(demo_report: Report) -> None:
     _check("demo-check-summary.md", render_check_summary(demo_report))
     _check("demo-check-text.md", render_check_text(demo_report))

@@ -482,6 +482,7 @@ def test_check_count(tmp_path: Path) -> None:
     assert kind.configure(grader).checks == 6
 
 
+@pytest.mark.slow
 def test_the_command_warns_once_and_writes_no_snapshot(project: Project) -> None:
     # Issue 20: `update_snapshots: true` is compared, never written, "with one warning" however
     # many runs the grader judges.
