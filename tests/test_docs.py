@@ -1,10 +1,12 @@
-"""The documentation is true to the code: every input and output of action.yml and every flag
-of every `waza-ci` subcommand's `--help` is documented under docs/, every relative link of
+"""The documentation is true to the code: every input and output of action.yml has a row in
+docs/action.md; every flag of every `waza-ci` subcommand's `--help` (and the top level's) is
+documented under docs/; every grader kind has a row in docs/graders.md; every relative link of
 README.md and docs/*.md resolves (files and #anchors, by GitHub's heading-anchor rules), and
-docs/architecture.md names exactly the package's stages.
+every docs page is linked from the README; docs/architecture.md names exactly the package's
+folders and top-level modules, and every module path it mentions exists.
 
 The markdown is rendered with cmark-gfm, as GitHub renders it, so a link or heading inside a
-code block is not one."""
+code block is not one. Each check has a companion showing it can fail."""
 
 from __future__ import annotations
 
@@ -277,3 +279,22 @@ def test_every_grader_kind_has_a_row_in_the_graders_page() -> None:
     kinds = [*KINDS, *KEPT_KINDS, "expected:"]
     missing = [kind for kind in kinds if f"\n| `{kind}` |" not in page]
     assert not missing, f"docs/graders.md has no table row for {missing}"
+
+
+def missing_module_paths(page_text: str, package: Path, root: Path) -> list[str]:
+    """The `folder/module.py` code spans of a page that name no file, in the package or the
+    repository."""
+    named = set(re.findall(r"`((?:[\w.-]+/)+[\w.-]+\.py)`", page_text))
+    return sorted(p for p in named if not (package / p).is_file() and not (root / p).is_file())
+
+
+def test_the_modules_the_architecture_page_names_exist() -> None:
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    assert missing_module_paths(page, ROOT / "waza_ci", ROOT) == []
+
+
+def test_a_renamed_module_is_found(tmp_path: Path) -> None:
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "model.py").touch()
+    page = "`report/model.py` and `report/gone.py`, `tests/x.py`"
+    assert missing_module_paths(page, tmp_path, tmp_path) == ["report/gone.py", "tests/x.py"]
