@@ -1,4 +1,4 @@
-"""The dependency direction of README's architecture section, checked from the imports."""
+"""The dependency direction of docs/architecture.md, checked from the imports."""
 
 from __future__ import annotations
 

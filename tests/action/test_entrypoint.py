@@ -153,6 +153,7 @@ DEMO_EXIT = 1
 report shows what a failure looks like."""
 
 
+@pytest.mark.slow
 def test_demo_posts_its_failure_and_writes_outputs(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -203,6 +204,7 @@ def test_demo_posts_its_failure_and_writes_outputs(
     assert len(result.summary.encode()) <= 1024 * 1024 + 100
 
 
+@pytest.mark.slow
 def test_a_wrong_working_directory_is_one_banner_with_the_fix(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -220,6 +222,7 @@ def test_a_wrong_working_directory_is_one_banner_with_the_fix(
     assert "every program grader execution (14) failed the same way" in result.stdout
 
 
+@pytest.mark.slow
 def test_report_input_lists_every_task_and_refuses_other_values(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -234,6 +237,7 @@ def test_report_input_lists_every_task_and_refuses_other_values(
     assert bad.code == 2 and "input `report` must be `failures` or `all`" in bad.stdout
 
 
+@pytest.mark.slow
 def test_emoji_stay_in_the_summary_and_never_reach_the_checks_api(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -254,6 +258,7 @@ def test_emoji_stay_in_the_summary_and_never_reach_the_checks_api(
     assert "bad result 😀 𠀀" in result.summary
 
 
+@pytest.mark.slow
 def test_token_is_masked_and_never_reaches_graders_or_output(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -298,6 +303,7 @@ def _failing_project(project: Project, tasks: int, graders: int) -> None:
     project.write_results(make_results(runs))
 
 
+@pytest.mark.slow
 def test_123_annotations_go_in_one_create_and_two_updates(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -321,6 +327,7 @@ def test_123_annotations_go_in_one_create_and_two_updates(
     assert result.outputs["runs-failed"] == "41"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("event_name", "payload", "commit", "expected"),
     [
@@ -348,6 +355,7 @@ def test_head_sha_follows_the_event(
     assert check["head_sha"] == expected
 
 
+@pytest.mark.slow
 def test_refused_check_run_falls_back_to_log_annotations(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -369,6 +377,7 @@ def test_refused_check_run_falls_back_to_log_annotations(
     assert "t000" in result.summary
 
 
+@pytest.mark.slow
 def test_api_failure_does_not_change_the_verdict(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -382,6 +391,7 @@ def test_api_failure_does_not_change_the_verdict(
     assert result.outputs["check-run-url"] == ""
 
 
+@pytest.mark.slow
 def test_a_server_error_is_retried_without_a_second_check_run(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -393,6 +403,7 @@ def test_a_server_error_is_retried_without_a_second_check_run(
     assert result.outputs["check-run-id"] == str(fake.check_runs[0]["id"])
 
 
+@pytest.mark.slow
 def test_grader_output_cannot_issue_workflow_commands(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -426,6 +437,7 @@ def _fenced_ranges(log: str) -> list[tuple[int, int]]:
     return ranges
 
 
+@pytest.mark.slow
 def test_summary_is_trimmed_to_one_mebibyte(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -445,6 +457,7 @@ def test_summary_is_trimmed_to_one_mebibyte(
     assert len(check["output"]["summary"].encode("utf-8")) <= 65535
 
 
+@pytest.mark.slow
 def test_outside_actions_no_api_call_and_summary_on_stdout(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -457,6 +470,7 @@ def test_outside_actions_no_api_call_and_summary_on_stdout(
     assert "write-changelog" in result.stdout and "|" in result.stdout
 
 
+@pytest.mark.slow
 def test_output_input_writes_the_regraded_file(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -468,6 +482,7 @@ def test_output_input_writes_the_regraded_file(
     assert result.outputs["output-file"] == "out/regraded.json"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
@@ -492,6 +507,7 @@ def test_bad_inputs_exit_2_with_an_error_command(
     assert fake.requests == []
 
 
+@pytest.mark.slow
 def test_yaml_error_is_annotated_at_its_line(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -508,6 +524,7 @@ def test_yaml_error_is_annotated_at_its_line(
     assert "unknown config key 'cwd'" in message
 
 
+@pytest.mark.slow
 def test_grader_error_exits_3_and_fails_the_check(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -526,6 +543,7 @@ def test_grader_error_exits_3_and_fails_the_check(
     assert "**What to do:** install it in the job" in summary
 
 
+@pytest.mark.slow
 def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -543,6 +561,7 @@ def test_unwritable_summary_and_output_files_warn_but_keep_the_verdict(
     assert len(fake.check_runs) == 1
 
 
+@pytest.mark.slow
 def test_retry_notices_are_fenced_one_line_and_redacted(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -563,6 +582,7 @@ def test_retry_notices_are_fenced_one_line_and_redacted(
     assert [line for line in result.log.splitlines() if TOKEN in line] == [f"::add-mask::{TOKEN}"]
 
 
+@pytest.mark.slow
 def test_a_matrix_sibling_check_run_is_never_taken_over(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -585,6 +605,7 @@ def test_a_matrix_sibling_check_run_is_never_taken_over(
     assert failed.outputs["check-run-id"] == ids["failure"]
 
 
+@pytest.mark.slow
 def test_a_partly_published_check_run_is_still_reported(
     tmp_path: Path, fake: FakeGitHub, project: Project
 ) -> None:
@@ -603,6 +624,7 @@ def test_a_partly_published_check_run_is_still_reported(
     assert len(errors) == 10, "exactly the 10 annotations the check run is missing"
 
 
+@pytest.mark.slow
 def test_a_silent_api_costs_at_most_api_timeout_and_keeps_the_verdict(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:
@@ -620,6 +642,7 @@ def test_a_silent_api_costs_at_most_api_timeout_and_keeps_the_verdict(
     assert "Traceback" not in result.log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "1e9", "soon"])
 def test_a_bad_api_timeout_is_an_input_error(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path, value: str

@@ -45,6 +45,7 @@ INPUTS = {
 }
 
 
+@pytest.mark.slow
 def test_fail_on_regressions_passes_with_old_failures_and_sets_the_outputs(
     tmp_path: Path,
     github: FakeGitHub,
@@ -76,6 +77,7 @@ def test_fail_on_regressions_passes_with_old_failures_and_sets_the_outputs(
     assert runner.run({**inputs, "max-regression-pct": "40"}).code == 0
 
 
+@pytest.mark.slow
 def test_a_regression_fails_the_step_and_the_check(
     tmp_path: Path,
     github: FakeGitHub,
@@ -97,6 +99,7 @@ def test_a_regression_fails_the_step_and_the_check(
     )
 
 
+@pytest.mark.slow
 def test_a_missing_baseline_fails_the_regressions_gate_unless_allowed(
     tmp_path: Path,
     github: FakeGitHub,
@@ -120,6 +123,7 @@ def test_a_missing_baseline_fails_the_regressions_gate_unless_allowed(
     assert runner.run({**INPUTS, "baseline": "gone/*.json"}).code == 1
 
 
+@pytest.mark.slow
 def test_bad_gate_inputs_exit_2_naming_the_input(
     tmp_path: Path,
     github: FakeGitHub,
@@ -141,6 +145,7 @@ def test_bad_gate_inputs_exit_2_naming_the_input(
         assert f"input `{named}`" in result.stdout, name
 
 
+@pytest.mark.slow
 def test_the_pull_request_comment_is_posted_once_and_updated(
     tmp_path: Path,
     github: FakeGitHub,
@@ -180,6 +185,7 @@ def test_the_pull_request_comment_is_posted_once_and_updated(
     assert always.stdout.count("::notice title=waza-ci::no pull-request comment") == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "fault",
     [
@@ -217,6 +223,7 @@ def test_the_comment_never_changes_the_verdict_summary_or_outputs(
         assert len(github.comments) <= 1
 
 
+@pytest.mark.slow
 def test_hostile_names_reach_no_workflow_command_through_the_gate_and_comment(
     tmp_path: Path, github: FakeGitHub, project: Project
 ) -> None:
@@ -248,6 +255,7 @@ def test_hostile_names_reach_no_workflow_command_through_the_gate_and_comment(
     assert not any(char in body for char in ("\x1b", "\u202e", "\u2066"))
 
 
+@pytest.mark.slow
 def test_the_merge_job_gates_a_sharded_grading_against_the_baseline(
     tmp_path: Path, github: FakeGitHub, project: Project
 ) -> None:
@@ -276,6 +284,7 @@ def test_the_merge_job_gates_a_sharded_grading_against_the_baseline(
     assert "newly failing REGRESSION: b" in merged.stdout
 
 
+@pytest.mark.slow
 def test_the_pull_request_comment_says_why_a_task_fails(
     tmp_path: Path, github: FakeGitHub, project: Project
 ) -> None:

@@ -553,6 +553,7 @@ def test_bad_client_settings_are_refused(api_url: str, repository: str) -> None:
 # --- the fake from another process -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_fake_runs_as_a_script_and_is_driven_over_http(
     tmp_path: Path, fake_time: FakeTime
 ) -> None:

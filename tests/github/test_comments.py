@@ -282,6 +282,7 @@ def test_a_duplicate_already_deleted_by_a_concurrent_run_is_no_error(
     github.take_invalid_requests()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "fault",
     [
@@ -385,6 +386,7 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
     assert len(github.comments) == 1 and len(notices) == 2 and len(logged) == 1
 
 
+@pytest.mark.slow
 def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
     tasks = tuple(
         TaskGrade(

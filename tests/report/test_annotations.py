@@ -156,6 +156,7 @@ def test_long_texts_keep_head_and_tail_within_the_limits() -> None:
     assert annotation.message.endswith("end 3\n(exit status 1)")
 
 
+@pytest.mark.slow
 def test_huge_summary_is_deterministic_and_bounded() -> None:
     summary = factories.huge_summary(tasks=300)
     annotations = _build(summary)

@@ -50,7 +50,11 @@ def report_for(stderr: str) -> Report:
     return build_report(replace(summary, tasks=(task,)), repo_root=factories.REPO)
 
 
-@pytest.mark.parametrize("size", [int(1.4 * MIB), 100 * MIB], ids=["1.4MiB", "100MiB"])
+@pytest.mark.parametrize(
+    "size",
+    [int(1.4 * MIB), pytest.param(100 * MIB, marks=pytest.mark.slow)],
+    ids=["1.4MiB", "100MiB"],
+)
 def test_every_view_is_built_from_the_head_and_the_tail(size: int) -> None:
     data = printed(size)
     report = report_for(kept_text(data))
@@ -72,6 +76,7 @@ def test_every_view_is_built_from_the_head_and_the_tail(size: int) -> None:
     assert LAST in render_check_summary(report)
 
 
+@pytest.mark.slow
 def test_the_marker_counts_what_the_grader_printed_not_what_was_kept() -> None:
     data = printed(100 * MIB)
     view = render_check_text(report_for(kept_text(data)))

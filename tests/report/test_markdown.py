@@ -289,6 +289,7 @@ def test_grader_output_cannot_make_markup_and_copies_back_exactly() -> None:
     assert hostile.strip("\n") in [block.rstrip("\n") for block in blocks]
 
 
+@pytest.mark.slow
 def test_long_output_keeps_head_and_tail_with_a_cut_marker() -> None:
     lines = [f"log line {n}" for n in range(200_000)] + ["AssertionError: expected 3, got 2"]
     markdown = render_check_text(report_of(factories.one_failure_summary("\n".join(lines))))
@@ -299,7 +300,9 @@ def test_long_output_keeps_head_and_tail_with_a_cut_marker() -> None:
     assert "Trimmed to fit 65,535 bytes" in markdown
 
 
-@pytest.mark.parametrize("size", [10 * 1024, 1024 * 1024, 100 * 1024 * 1024])
+@pytest.mark.parametrize(
+    "size", [10 * 1024, 1024 * 1024, pytest.param(100 * 1024 * 1024, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize("kept", [False, True])
 def test_output_of_any_size_fits_and_uses_the_budget(size: int, kept: bool) -> None:
     line = "ok: a line of grader output 0123456789\n"
@@ -321,6 +324,7 @@ def test_output_of_any_size_fits_and_uses_the_budget(size: int, kept: bool) -> N
     assert utf8_len(render_check_summary(report)) <= CHECK_OUTPUT_BYTES
 
 
+@pytest.mark.slow
 def test_thousands_of_failures_fit_every_limit_and_stay_balanced() -> None:
     report = report_of(factories.huge_summary(tasks=2_000))
     for render, limit in (
@@ -339,6 +343,7 @@ def test_thousands_of_failures_fit_every_limit_and_stay_balanced() -> None:
     assert "more failing graders, listed in the details" in summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [MIN_LIMIT, 10_000, 100_000])
 def test_any_limit_is_respected(limit: int) -> None:
     report = report_of(factories.huge_summary(tasks=200))
@@ -371,6 +376,7 @@ def test_nothing_graded() -> None:
     assert "`fix-null-check` in `results.json`: `no runs in the results file`" in markdown
 
 
+@pytest.mark.slow
 def test_output_is_deterministic() -> None:
     first = render_markdown(report_of(factories.huge_summary(tasks=50)))
     assert first == render_markdown(report_of(factories.huge_summary(tasks=50)))
@@ -383,6 +389,7 @@ def test_html_entities_in_output_stay_as_written() -> None:
     assert html.unescape("&amp;") == "&"  # the parser decoded the HTML once, as a browser does
 
 
+@pytest.mark.slow
 def test_report_all_on_thousands_of_tasks_stays_within_the_limits() -> None:
     report = report_of(factories.huge_summary(tasks=1_000))
     markdown = render_markdown(report, mode="all")
@@ -394,6 +401,7 @@ def test_report_all_on_thousands_of_tasks_stays_within_the_limits() -> None:
     assert utf8_len(render_check_summary(report, mode="all")) <= CHECK_OUTPUT_BYTES
 
 
+@pytest.mark.slow
 def test_a_first_screen_too_big_for_the_limit_is_cut_and_closed() -> None:
     markdown = render_check_summary(
         report_of(factories.huge_summary(tasks=200)), limit_bytes=MIN_LIMIT

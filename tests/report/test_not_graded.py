@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CliResult, Project, make_results, make_run
 from waza_ci.errors import Location
 from waza_ci.report.annotations import build_annotations
@@ -69,6 +71,7 @@ JUDGE_GRADER = "- name: says_good\n  type: prompt\n  config:\n    rubric: says g
 GradeProject = Callable[..., CliResult]
 
 
+@pytest.mark.slow
 def test_a_kept_verdict_is_graded(
     project: Project, grade_project: GradeProject, tmp_path: Path
 ) -> None:
@@ -91,6 +94,7 @@ def test_a_kept_verdict_is_graded(
     assert row["status"] == "passed" and "graded" not in row
 
 
+@pytest.mark.slow
 def test_the_command_lists_the_task_nothing_graded(
     project: Project, grade_project: GradeProject, tmp_path: Path
 ) -> None:

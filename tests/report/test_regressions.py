@@ -3,6 +3,8 @@ regressions first."""
 
 from __future__ import annotations
 
+import pytest
+
 from waza_ci.gate.baseline import Change, PassCount, Side, compare
 from waza_ci.report._text import utf8_len
 from waza_ci.report.evaluation import Evaluation
@@ -30,6 +32,7 @@ def _flaky_summary(count: int, name: str = "task") -> GradeSummary:
     return GradeSummary("e", "e.yaml", ("r.json",), tasks)
 
 
+@pytest.mark.slow
 def test_both_reports_with_the_section_stay_within_their_limits() -> None:
     summary = _flaky_summary(20_000, name="x" * 40)
     sides = [Side(t.key, t.key, "", PassCount(1, 2), {}) for t in summary.tasks]

@@ -246,6 +246,7 @@ def test_the_telling_line(output: str, expected: str) -> None:
     assert telling_line(output) == expected
 
 
+@pytest.mark.slow
 def test_only_the_end_of_a_huge_output_is_searched() -> None:
     huge = "error: early\n" + "x\n" * 1_000_000 + "the last line\n"
     assert telling_line(huge) == "the last line"

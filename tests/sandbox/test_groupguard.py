@@ -110,6 +110,7 @@ def test_without_a_watchman_the_grader_gets_a_parent_death_signal(
     assert len(seen) == 1 and callable(seen[0].get("preexec_fn"))
 
 
+@pytest.mark.slow
 def test_without_a_watchman_a_sigkilled_parent_still_takes_its_grader(
     started_pids: list[int],
 ) -> None:

@@ -122,6 +122,7 @@ def test_an_empty_files_value_keeps_waza_s_default_silently(tmp_path: Path) -> N
     assert find_program_timeout(tmp_path) == (9, [])
 
 
+@pytest.mark.slow
 def test_the_timeout_of_a_waza_yaml_with_files_applies_to_graders(
     project: Project, grade_project: Any
 ) -> None:

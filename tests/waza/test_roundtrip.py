@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import Project, make_results, make_run, run_cli_process
 from waza_ci.waza.gojson import dumps_go_json
 
@@ -58,6 +60,7 @@ def _same_bytes_but_measured_durations(first: str, second: str, graders: set[str
     assert dumps_go_json(patched) == first
 
 
+@pytest.mark.slow
 def test_the_output_fed_back_regrades_to_the_same_bytes(
     project: Project, grade_project: Any
 ) -> None:
@@ -81,6 +84,7 @@ def test_the_output_fed_back_regrades_to_the_same_bytes(
     assert round(stats["pass_rate_ci"]["lower"], 4) == 0.2077
 
 
+@pytest.mark.slow
 def test_the_same_input_gives_the_same_bytes(project: Project, grade_project: Any) -> None:
     _project(project)
     outputs = []

@@ -174,6 +174,7 @@ def test_an_anchor_that_contains_itself_is_refused(project: Project) -> None:
         load_eval(project.eval_path, working_directory=project.root)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opener", ["[", "{a: "])
 def test_100000_levels_of_nesting_are_one_input_error(project: Project, opener: str) -> None:
     closer = "]" if opener == "[" else "}"
@@ -242,6 +243,7 @@ def test_an_empty_waza_yaml_means_defaults_without_a_warning(tmp_path: Path) -> 
     assert find_program_timeout(tmp_path) == (30, [])
 
 
+@pytest.mark.slow
 def test_the_cli_warns_in_one_line_naming_the_file_and_key(
     project: Project, grade_project: Any
 ) -> None:
@@ -256,6 +258,7 @@ def test_the_cli_warns_in_one_line_naming_the_file_and_key(
     assert "field colour not found in type projectconfig.GradersConfig" in warning
 
 
+@pytest.mark.slow
 def test_the_action_warns_with_a_workflow_annotation_on_the_key(
     project: Project, tmp_path: Path
 ) -> None:
@@ -272,6 +275,7 @@ def test_the_action_warns_with_a_workflow_annotation_on_the_key(
     assert "field colour not found" in message and "not graders.programTimeout (45 s)" in message
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_wrong_types_with_exit_2_and_the_place(
     project: Project, grade_project: Any
 ) -> None:

@@ -536,6 +536,7 @@ def test_check_count(tmp_path: Path) -> None:
     assert kind.configure(grader).checks == 6
 
 
+@pytest.mark.slow
 def test_the_command_gives_wazas_verdicts_warns_once_and_writes_no_snapshot(
     project: Project,
 ) -> None:
