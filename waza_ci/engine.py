@@ -228,7 +228,7 @@ class OutputRequest:
     summary: Path | None = None
     """The Markdown report."""
     report_json: Path | None = None
-    report_mode: ListMode = "failures"
+    report_mode: ListMode = ListMode.FAILURES
 
 
 @dataclass(frozen=True)
