@@ -40,7 +40,7 @@ from waza_ci.report.reasons import (
     reason_for,
 )
 from waza_ci.report.sources import Where, repo_relative_path
-from waza_ci.waza.kinds import MODEL_KINDS, PROCESS_KINDS
+from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.scoring import (
     GradeSummary,
     Problem,
@@ -256,13 +256,12 @@ def _unjudged_row(
 
 
 def _not_run_reason(kind: str, name: str) -> str:
-    """Why a grader has no verdict: waza-ci keeps what it cannot run, and nothing was saved."""
-    why = (
-        f"a `{kind}` grader needs a model, so waza-ci keeps its saved verdict"
-        if kind in MODEL_KINDS
-        else f"waza-ci does not know `{kind}` graders"
+    """Why a grader has no verdict: it needs a model (unknown kinds are refused at load), so
+    waza-ci keeps what was saved, and nothing was."""
+    return (
+        f"not graded: a `{kind}` grader needs a model, so waza-ci keeps its saved verdict, "
+        f"and the results file holds no verdict of {name or 'this grader'}"
     )
-    return f"not graded: {why}, and the results file holds no verdict of {name or 'this grader'}"
 
 
 def _with_unjudged(
