@@ -49,11 +49,8 @@ from waza_ci.report.reasons import (
 )
 from waza_ci.report.screen import verdict_line
 from waza_ci.report.text import render_text
-from waza_ci.waza.scoring import (
-    PROBLEM_NOT_STARTED,
-    Diagnosis,
-    GradeSummary,
-)
+from waza_ci.waza.scoring import PROBLEM_NOT_STARTED, Diagnosis, GradeSummary
+from waza_ci.waza.scoring import Verdict as Graded
 
 # --- the outcomes ---------------------------------------------------------------------------
 
@@ -63,7 +60,7 @@ MISSING_SKILL = (
 )
 
 
-def _summary(*verdicts: Verdict, tasks: tuple[str, ...] = ("fix-null-check",)) -> GradeSummary:
+def _summary(*verdicts: Graded, tasks: tuple[str, ...] = ("fix-null-check",)) -> GradeSummary:
     graders = {v.name: ref(v.name, EVAL, 10 + i) for i, v in enumerate(verdicts)}
     return GradeSummary(
         eval_name="code-review",
@@ -152,7 +149,7 @@ def _no_shared_task() -> Outcome:
     return Outcome(summary, comparison, True, GateState.NO_BASELINE, True)
 
 
-def _setup(*verdicts: Verdict) -> Callable[[], Outcome]:
+def _setup(*verdicts: Graded) -> Callable[[], Outcome]:
     def made() -> Outcome:
         return Outcome(_summary(*verdicts), None, False, GateState.NO_BASELINE, False)
 
@@ -344,7 +341,7 @@ def test_a_gate_that_fails_outside_fail_on_regressions_is_named_as_not_gating() 
 # --- reasons.py: what is the setup's ---------------------------------------------------------
 
 
-def _not_started(exit_error: str) -> Verdict:
+def _not_started(exit_error: str) -> Graded:
     return verdict(
         "g",
         error=f"Program exited with error: {exit_error}",
@@ -406,7 +403,7 @@ SETUP_REASONS = [
 
 @pytest.mark.parametrize(("made", "words", "hint"), SETUP_REASONS)
 def test_a_grader_that_could_not_run_is_the_setups_fault(
-    made: Verdict, words: str, hint: str
+    made: Graded, words: str, hint: str
 ) -> None:
     reason = reason_for(made)
     assert reason.setup
@@ -452,7 +449,7 @@ NOT_SETUP = [
 
 
 @pytest.mark.parametrize("made", NOT_SETUP)
-def test_the_agents_work_failing_is_not_the_setups_fault(made: Verdict) -> None:
+def test_the_agents_work_failing_is_not_the_setups_fault(made: Graded) -> None:
     assert not reason_for(made).setup
 
 
