@@ -86,8 +86,9 @@ def build_report(
         kinds=_kind_counts(verdicts),
     )
     common_failure = _common_failure(summary)
+    hints = _hints(summary, workspace_defaulted=workspace_defaulted)
     decision = decide(
-        Findings(tasks, counts, common_failure),
+        Findings(tasks, counts, common_failure, hints),
         summary,
         comparison,
         policy=policy,
@@ -107,7 +108,7 @@ def build_report(
         slowest=_slowest(tasks),
         skipped=summary.skipped,
         dropped=_dropped(summary),
-        hints=_hints(summary, workspace_defaulted=workspace_defaulted),
+        hints=hints,
     )
 
 

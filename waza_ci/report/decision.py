@@ -83,6 +83,9 @@ class Findings:
     tasks: Sequence[TaskResult]
     counts: Counts
     common_failure: CommonFailure | None
+    hints: tuple[str, ...] = ()
+    """Likely fixes of the setup that no row shows (a workspace left at its default where
+    the file-reading graders found nothing): the setup is wrong, whatever `fail-on` says."""
 
     @property
     def setup_rows(self) -> list[GraderResult]:
@@ -113,8 +116,8 @@ def decide(
         return Decision(policy, verdict, code, conclusion, gate, tasks_passed, tuple(reasons))
 
     common = found.common_failure if found.common_failure and found.common_failure.setup else None
-    if setup_rows or common is not None:
-        setup = _setup_reason(setup_rows, common)
+    if setup_rows or common is not None or found.hints:
+        setup = _setup_reason(setup_rows, common, found.hints)
         return made(Verdict.SETUP, EXIT_GRADER_ERROR, [setup, *errors])
     if errors:
         return made(Verdict.ERRORS, EXIT_GRADER_ERROR, errors)
@@ -202,8 +205,12 @@ def _error_reasons(counts: Counts) -> list[str]:
     return reasons
 
 
-def _setup_reason(rows: Sequence[GraderResult], common: CommonFailure | None) -> str:
+def _setup_reason(
+    rows: Sequence[GraderResult], common: CommonFailure | None, hints: Sequence[str] = ()
+) -> str:
     """The setup problem in one line, with its likely fix (fixed sentences of ours)."""
+    if not rows and common is None:
+        return f"graders could not check the agent's work; likely fix: {'; '.join(hints)}"
     if common is not None:
         what = f"every {common.what} ({common.executions}) failed the same way"
         return f"graders could not run: {what}; likely fix: {common.hint}"
