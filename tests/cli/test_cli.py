@@ -798,6 +798,16 @@ BAD_INPUTS = {
     "wrong type": ("results", '{"tasks": [{"test_id": 3}]}', "$.tasks[0].test_id: want a string"),
     "task snapshot": ("results", '{"kind": "task-snapshot"}', "this is a waza task snapshot"),
     "dashboard export": ("results", '{"passCount": 1, "tasks": []}', "a waza dashboard export"),
+    "an eval spec as results": (
+        "results",
+        "name: x\ntasks: [tasks/*.yaml]\n",
+        "this is YAML (an eval spec or a task file?), not a waza results file",
+    ),
+    "results as the eval spec": (
+        "eval",
+        '{"eval_name": "x", "tasks": [{"test_id": "t1", "runs": []}], "metrics": {}}',
+        "this is a waza results file (`eval_name`, `tasks[].runs`), not an eval spec",
+    ),
     "scenario eval at 1.5": (
         "eval",
         'scenario: s\nschemaVersion: "1.5"\ntasks: [tasks/*.yaml]\n',

@@ -156,6 +156,12 @@ def _parse_json(text: str, path: Path) -> Any:
     try:
         raw = json.loads(text, parse_float=number, parse_constant=not_finite)
     except json.JSONDecodeError as err:
+        if _looks_like_yaml(path, text):
+            raise InputError(
+                "this is YAML (an eval spec or a task file?), not a waza results file: give "
+                "the eval spec as EVAL_YAML and `waza run --output` files with --results",
+                Location(str(path)),
+            ) from None
         raise InputError(
             f"invalid JSON: {err.msg} (column {err.colno})", Location(str(path), line=err.lineno)
         ) from None
@@ -266,3 +272,11 @@ def write_results(raw: Mapping[str, Any], stream: BinaryIO) -> None:
 def dump_json(value: Any) -> str:
     """Serialize any JSON value in the same Go-compatible form (used for GradeOutcome)."""
     return dumps_go_json(value)
+
+
+def _looks_like_yaml(path: Path, text: str) -> bool:
+    """A file that is not JSON but named or written like YAML (`key:` at the start)."""
+    first = next(
+        (line for line in text.splitlines() if line.strip() and not line.startswith("#")), ""
+    )
+    return path.suffix in (".yaml", ".yml") or bool(re.match(r"[A-Za-z_][\w-]*:", first))

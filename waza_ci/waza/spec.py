@@ -136,7 +136,16 @@ class EvalSpec:
 
 def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
     """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
-    root = load_yaml(eval_path, what="eval spec", shape=eval_shape)
+    try:
+        root = load_yaml(eval_path, what="eval spec", shape=eval_shape)
+    except InputError:
+        if is_results_file(eval_path):
+            raise InputError(
+                "this is a waza results file (`eval_name`, `tasks[].runs`), not an eval spec: "
+                "give it with --results, and the eval.yaml as EVAL_YAML",
+                Location(str(eval_path)),
+            ) from None
+        raise
     global_graders = _load_graders(eval_path, root, task_level=False)
     warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
@@ -361,3 +370,13 @@ def _program_timeout(path: Path, node: yaml.Node | None, name: str) -> int | Non
 def describe(name: str) -> str:
     """A grader's name for a message: quoted, or "(no name)" for waza's unnamed grader."""
     return repr(name) if name else "(no name)"
+
+
+def is_results_file(path: Path) -> bool:
+    """A JSON object with `eval_name` or `tasks` of runs: what `waza run --output` writes."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return head.lstrip().startswith("{") and ('"eval_name"' in head or '"runs"' in head)
