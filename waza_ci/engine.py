@@ -30,6 +30,7 @@ from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancel
 from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
 from waza_ci.report.build import build_report
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.html.data import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import SourceLinks, report_json_text
 from waza_ci.report.regressions import render_summary_with_regressions
 from waza_ci.report.screen import ListMode
@@ -228,6 +229,10 @@ class OutputRequest:
     """The Markdown report."""
     report_json: Path | None = None
     report_mode: ListMode = "failures"
+    html: Path | None = None
+    """The self-contained HTML report (report/html)."""
+    html_max_text_kib: int = DEFAULT_MAX_TEXT_KIB
+    """The HTML report's size bound: the most one text keeps (see report/html/data.py)."""
 
 
 @dataclass(frozen=True)
@@ -295,7 +300,7 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written
-    _write_files(plan, graded, evaluation, request.outputs)
+    _write_files(plan, graded, evaluation, request)
     return evaluation
 
 
@@ -311,7 +316,12 @@ def _grade_or_merge(
         report = replace(report, summary=summary)
         names = [r.source.name for r in report.regraded]
         plan = plan_outputs(
-            outputs.output, outputs.summary, names, partials, report_json=outputs.report_json
+            outputs.output,
+            outputs.summary,
+            names,
+            partials,
+            report_json=outputs.report_json,
+            html=outputs.html,
         )
         return report, tuple(r.source for r in report.regraded), plan
     prepared = prepare_grading(request.grading)
@@ -321,6 +331,7 @@ def _grade_or_merge(
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
         report_json=outputs.report_json,
+        html=outputs.html,
     )
     with cancel_on_signals():  # a cancelled job still removes every context directory
         with observer.grading():
@@ -330,9 +341,11 @@ def _grade_or_merge(
 
 
 def _write_files(
-    plan: OutputPlan, graded: GradeReport, evaluation: Evaluation, outputs: OutputRequest
+    plan: OutputPlan, graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest
 ) -> None:
-    """The regraded results files, the Markdown report and the report JSON, all or none."""
+    """The regraded results files, the Markdown report, the report JSON and the HTML report,
+    all or none."""
+    outputs = request.outputs
     contents: dict[Path, str | StreamWriter] = {
         plan.results[r.source.name]: functools.partial(write_results, r.raw)
         for r in graded.regraded
@@ -348,8 +361,26 @@ def _write_files(
         )
     if plan.report_json is not None:
         contents[plan.report_json] = report_json_text(evaluation.model)
+    if plan.html is not None:
+        contents[plan.html] = _html_report(graded, evaluation, request)
     if contents:
         write_text_files(contents)
+
+
+def _html_report(graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest) -> str:
+    from waza_ci.report.html import Bounds, HtmlRequest, render_html  # noqa: PLC0415 - only for --html
+
+    grading = request.grading
+    roots = [request.repo_root, *([grading.temp_dir] if grading else [])]
+    if grading is not None:
+        roots += [str(grading.workspace.resolve()), str(grading.working_directory.resolve())]
+    html_request = HtmlRequest(
+        raw_files={r.source.name: r.raw for r in graded.regraded},
+        bounds=Bounds(request.outputs.html_max_text_kib),
+        commit=request.links.sha if request.links is not None else "",
+        private_roots=[str(Path(root).resolve()) for root in roots if root] + roots,
+    )
+    return render_html(evaluation, html_request)
 
 
 def grade_and_publish(
