@@ -19,7 +19,12 @@ from waza_ci.github.runner import RunnerEnv, WorkflowCommands, append_summary
 from waza_ci.publish.check_run import conclusion_of, open_session, publish_check_run, run_url
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import PublishOptions
-from waza_ci.publish.outputs import check_run_outputs, step_outputs, write_report_json
+from waza_ci.publish.outputs import (
+    check_run_outputs,
+    html_report_note,
+    step_outputs,
+    write_report_json,
+)
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.markdown import JOB_SUMMARY_LIMIT
 from waza_ci.report.regressions import (
@@ -59,7 +64,11 @@ def publish(
     check_run = _publish_to_github(evaluation, options, runner, env, commands)
     report_json = write_report_json(evaluation, env, commands)
     outputs = step_outputs(
-        evaluation, check_run, report_json=report_json, output_file=options.output_file
+        evaluation,
+        check_run,
+        report_json=report_json,
+        output_file=options.output_file,
+        html_report=options.html_report,
     )
     return StepResult(outputs, evaluation.exit_code)
 
@@ -72,7 +81,7 @@ def _write_job_summary(
     stdout: TextIO,
 ) -> None:
     """The job summary file inside Actions; outside, the same Markdown on stdout."""
-    note = evaluation.shard_note
+    note = evaluation.shard_note + html_report_note(options.html_report)
     markdown = note + render_summary_with_regressions(
         evaluation.summary,
         evaluation.model,
