@@ -371,14 +371,18 @@ def _html_report(graded: GradeReport, evaluation: Evaluation, request: Evaluatio
     from waza_ci.report.html import Bounds, HtmlRequest, render_html  # noqa: PLC0415 - only for --html
 
     grading = request.grading
-    roots = [request.repo_root, *([grading.temp_dir] if grading else [])]
+    repo = Path(request.repo_root).resolve()
+    roots = [str(repo), request.repo_root]
     if grading is not None:
-        roots += [str(grading.workspace.resolve()), str(grading.working_directory.resolve())]
+        # Folders inside the checkout read as paths from its root (as a merge, which knows
+        # no workspace, writes them); those outside it are written `.` too.
+        places = (grading.workspace.resolve(), grading.working_directory.resolve())
+        roots += [grading.temp_dir, *(str(p) for p in places if not p.is_relative_to(repo))]
     html_request = HtmlRequest(
         raw_files={r.source.name: r.raw for r in graded.regraded},
         bounds=Bounds(request.outputs.html_max_text_kib),
         commit=request.links.sha if request.links is not None else "",
-        private_roots=[str(Path(root).resolve()) for root in roots if root] + roots,
+        private_roots=roots,
     )
     return render_html(evaluation, html_request)
 

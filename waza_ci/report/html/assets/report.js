@@ -1,6 +1,7 @@
 /* waza-ci HTML report. Every text from the results file is untrusted: it only ever becomes a
-   text node (textContent), never markup; no innerHTML, no document.write, no eval. The data is
-   read from <script type="application/json"> elements, each run's evidence only when opened. */
+   text node (textContent), never markup, and no string is ever run as code (tests/report/
+   test_html.py lists the sinks this file must not use). The data is read from the page's JSON
+   script elements, each run's evidence only when the run is opened. */
 (function () {
   "use strict";
 
