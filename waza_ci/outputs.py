@@ -32,6 +32,7 @@ def plan_outputs(
     summary: Path | None,
     result_names: Sequence[str],
     inputs: Sequence[Path] = (),
+    *,
     report_json: Path | None = None,
     html: Path | None = None,
 ) -> OutputPlan:
@@ -64,7 +65,11 @@ def plan_outputs(
         _refuse_clashes(targets, path, inputs, option=option)
     for number, (option, path) in enumerate(singles):
         for other, other_path in singles[number + 1 :]:
-            if path is not None and other_path is not None and path.resolve() == other_path.resolve():
+            if (
+                path is not None
+                and other_path is not None
+                and path.resolve() == other_path.resolve()
+            ):
                 raise InputError(f"{option} and {other} both name {str(path)!r}")
     return OutputPlan(targets, summary, report_json, html)
 

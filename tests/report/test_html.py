@@ -72,8 +72,16 @@ def test_the_page_loads_nothing_and_runs_only_its_own_script(demo_page: str) -> 
 
 def test_the_script_never_turns_data_into_markup() -> None:
     script = asset("report.js")
-    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
-                 "Function(", "setAttribute(\"href", "srcdoc"):
+    for sink in (
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "eval(",
+        "Function(",
+        'setAttribute("href',
+        "srcdoc",
+    ):
         assert sink not in script, sink
     assert "</" not in script  # nothing in it can end its own element
 
@@ -108,7 +116,9 @@ def test_no_runner_path_is_in_the_file(tmp_path: Path) -> None:
 
 
 def test_a_long_transcript_keeps_its_ends_and_counts_the_cut() -> None:
-    events = [{"type": "assistant.message", "content": f"message {i} " + "x" * 500} for i in range(400)]
+    events = [
+        {"type": "assistant.message", "content": f"message {i} " + "x" * 500} for i in range(400)
+    ]
     items = conversation(events, Budget(run_bytes=16 * 1024, text_bytes=8 * 1024))
     cut = [item for item in items if item["k"] == "cut"]
     assert len(cut) == 1
@@ -139,12 +149,21 @@ def test_a_big_results_file_gives_a_report_within_the_bound(project: Project) ->
     project.write_task("t")
     events = [{"type": "assistant.message", "content": "y" * 20_000} for _ in range(100)]
     runs = [
-        {"run_number": n, "status": "passed", "duration_ms": 1, "validations": {},
-         "final_output": "done " + "z" * 100_000, "transcript": events}
+        {
+            "run_number": n,
+            "status": "passed",
+            "duration_ms": 1,
+            "validations": {},
+            "final_output": "done " + "z" * 100_000,
+            "transcript": events,
+        }
         for n in range(1, 41)
     ]
-    results = {"eval_name": "big", "skill": "s",
-               "tasks": [{"test_id": "t", "display_name": "t", "status": "passed", "runs": runs}]}
+    results = {
+        "eval_name": "big",
+        "skill": "s",
+        "tasks": [{"test_id": "t", "display_name": "t", "status": "passed", "runs": runs}],
+    }
     path = project.write_results(results)
     assert path.stat().st_size > 80 * 2**20
     done = run_cli_process([*project.grade_args(), "--html", "r.html"], cwd=project.root)

@@ -129,9 +129,7 @@ def _run(run: RunGrade, columns: Sequence[str], strings: _Strings, ev: int) -> d
         "passed": run.counts_as_passed,
         "ms": run.duration_ms,
         "error": clean(run.error_msg or ""),
-        "cells": [
-            _cell(by_name[name], strings) if name in by_name else None for name in columns
-        ],
+        "cells": [_cell(by_name[name], strings) if name in by_name else None for name in columns],
         "ungraded": [clean(name) for name in run.ungraded],
         "ev": ev,
     }
@@ -167,8 +165,8 @@ def build_page_data(
         raw_runs = _raw_runs(task, raw_files)
         runs = []
         tokens = 0
-        for index, run in enumerate(task.runs):
-            raw_run = raw_runs[index] if index < len(raw_runs) else {}
+        for position, run in enumerate(task.runs):
+            raw_run = raw_runs[position] if position < len(raw_runs) else {}
             raw_run = raw_run if isinstance(raw_run, dict) else {}
             tokens += tokens_of(raw_run) or 0
             runs.append(_run(run, columns, strings, len(evidence)))

@@ -62,7 +62,7 @@ def _field(event: Mapping[str, Any], *names: str) -> Any:
     return None
 
 
-def _item(event: Any, budget: Budget) -> dict[str, Any]:
+def _item(event: Any, budget: Budget) -> dict[str, Any]:  # noqa: PLR0911 - one per kind
     """One transcript event as a conversation item: `k` is its kind (user, assistant, tool,
     result, error, event)."""
     if not isinstance(event, dict):
@@ -128,11 +128,11 @@ def conversation(transcript: Sequence[Any], budget: Budget) -> list[dict[str, An
 
 def _digest(raw_run: Mapping[str, Any]) -> dict[str, Any]:
     """The session digest's headline numbers (turns, tokens, tools used, errors)."""
-    digest = raw_run.get("session_digest")
-    digest = digest if isinstance(digest, dict) else {}
-    usage = digest.get("usage") if isinstance(digest.get("usage"), dict) else {}
-    tools = digest.get("tools_used") if isinstance(digest.get("tools_used"), list) else []
-    errors = digest.get("errors") if isinstance(digest.get("errors"), list) else []
+    found = raw_run.get("session_digest")
+    digest: dict[str, Any] = found if isinstance(found, dict) else {}
+    usage: dict[str, Any] = digest["usage"] if isinstance(digest.get("usage"), dict) else {}
+    tools: list[Any] = digest["tools_used"] if isinstance(digest.get("tools_used"), list) else []
+    errors: list[Any] = digest["errors"] if isinstance(digest.get("errors"), list) else []
     numbers = {
         key: usage.get(key) if isinstance(usage.get(key), int) else None
         for key in ("turns", "input_tokens", "output_tokens")
@@ -173,7 +173,10 @@ def _details(raw_verdict: Any, budget: Budget, share: int) -> dict[str, Any]:
         return {"f": "", "d": []}
     details = raw_verdict.get("details")
     pairs = (
-        [[clean(str(key))[:200], budget.cut(text_of(value), share)] for key, value in details.items()]
+        [
+            [clean(str(key))[:200], budget.cut(text_of(value), share)]
+            for key, value in details.items()
+        ]
         if isinstance(details, dict)
         else ([["details", budget.cut(text_of(details), share)]] if details is not None else [])
     )

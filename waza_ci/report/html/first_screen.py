@@ -173,9 +173,11 @@ def _baseline(comparison: BaselineComparison | None, note: str | None) -> list[s
     word = "fail" if c.failed else "pass"
     not_comparable = len(c.new) + len(c.removed)
     return [
-        f'<p class="gate">Regression gate: <b>{word}</b> — {plural(len(c.regressions), "regression")}'
-        f", {len(c.fixed)} fixed, {len(c.still_failing)} still failing, "
-        f"{len(c.within_noise)} within noise, {not_comparable} not comparable (new or removed);"
+        f'<p class="gate">Regression gate: <b>{word}</b> — '
+        f"{plural(len(c.regressions), 'regression')}, {len(c.fixed)} fixed, "
+        f"{len(c.still_failing)} still failing, "
+        f"{len(c.within_noise)} within noise, "
+        f"{not_comparable} not comparable (new or removed);"
         f" task pass rate {c.gate.baseline_pass_rate * 100:.1f}% → "
         f"{c.gate.current_pass_rate * 100:.1f}%</p>"
     ]
@@ -204,7 +206,8 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
         f"<li>{esc(shorten(one_line(str(w)), REASON_MAX_CHARS))}</li>" for w in evaluation.warnings
     ]
     blocks = [
-        f'<header><h1>waza-ci: {_code(report.eval_name)}</h1><dl class="meta">{facts}</dl></header>',
+        f"<header><h1>waza-ci: {_code(report.eval_name)}</h1>"
+        f'<dl class="meta">{facts}</dl></header>',
         f'<section id="decision" class="decision {state}">'
         f'<p class="verdict"><b>{esc(decision.words)}</b> (exit {decision.exit_code}):'
         f" {esc(decision.why)}</p>"

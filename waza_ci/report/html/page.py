@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -64,7 +64,7 @@ class HtmlRequest:
 
     raw_files: Mapping[str, Mapping[str, Any]]
     """The graded results files (transcripts and all) by results name."""
-    bounds: Bounds = Bounds()
+    bounds: Bounds = field(default_factory=Bounds)
     commit: str = ""
     private_roots: Sequence[str] = ()
     """Absolute folders of this machine (the checkout, the workspace, the temp folder): where
@@ -92,8 +92,8 @@ def _meta(evaluation: Evaluation, request: HtmlRequest) -> list[tuple[str, str]]
 
 def _scrubber(roots: Sequence[str]) -> re.Pattern[str] | None:
     forms: set[str] = set()
-    for root in roots:
-        root = root.rstrip("/")
+    for given in roots:
+        root = given.rstrip("/")
         if len(root) < 2 or not root.startswith("/"):
             continue
         forms |= {root, esc(root), embed_json(root)[1:-1]}
@@ -124,7 +124,7 @@ def render_html(evaluation: Evaluation, request: HtmlRequest) -> str:
     title = f"waza-ci: {evaluation.model.eval_name}"
     first = render_first_screen(evaluation, _meta(evaluation, request))
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n",
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n',
         '<meta http-equiv="Content-Security-Policy" content="',
         esc(content_security_policy(script, style)),
         '">\n<meta name="referrer" content="no-referrer">\n',
