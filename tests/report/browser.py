@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import tempfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -130,3 +132,45 @@ def open_report(browser: Browser, path: Path, *, javascript: bool = True) -> Ite
         yield opened
     finally:
         context.close()
+
+
+# --- the screenshot in docs/: a PNG that carries the text it shows --------------------------
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+TEXT_KEY = b"waza-ci:first-screen"
+
+
+def _chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    assert png.startswith(_PNG_SIGNATURE), "not a PNG"
+    found, at = [], len(_PNG_SIGNATURE)
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        found.append((png[at + 4 : at + 8], png[at + 8 : at + 8 + length]))
+        at += 12 + length
+    return found
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
+def png_with_text(png: bytes, text: str) -> bytes:
+    """The PNG with `text` in an iTXt chunk (UTF-8) under TEXT_KEY, before its end."""
+    body = png[: -len(_chunk(b"IEND", b""))]
+    itxt = TEXT_KEY + b"\0\0\0\0\0" + text.encode("utf-8")
+    return body + _chunk(b"iTXt", itxt) + _chunk(b"IEND", b"")
+
+
+def png_text(png: bytes) -> str | None:
+    for kind, data in _chunks(png):
+        if kind == b"iTXt" and data.startswith(TEXT_KEY + b"\0"):
+            return data[len(TEXT_KEY) + 5 :].decode("utf-8")
+    return None
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    kind, header = _chunks(png)[0]
+    assert kind == b"IHDR"
+    width, height = struct.unpack(">II", header[:8])
+    return width, height

@@ -6,14 +6,15 @@ Times are measured by benchmarks/html_report.py, not asserted here."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.conftest import DEMO, Project, run_cli_process
-from tests.report.browser import open_report
+from tests.conftest import DEMO, ROOT, Project, run_cli_process, without_times
+from tests.report.browser import open_report, png_size, png_text, png_with_text
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -244,3 +245,26 @@ def test_ten_thousand_runs_open_and_stay_within_the_bound(
         opened.page.get_by_role("button", name="Run 100 ▸").click()
         assert "step step" in opened.text()
         assert not opened.errors and not opened.outside
+
+
+SCREENSHOT = ROOT / "docs" / "html-report.png"
+"""The demo's report as docs/html-report.md shows it; regenerate on purpose with
+UPDATE_GOLDEN=1 .venv/bin/pytest tests/report/test_html_browser.py -k screenshot"""
+
+
+def test_the_docs_screenshot_is_the_demos_report(browser: Browser, demo_report: Path) -> None:
+    with open_report(browser, demo_report) as opened:
+        page = opened.page
+        shown = without_times(page.inner_text("#first") + "\n" + page.inner_text("#tasks"))
+        bottom = page.evaluate("document.querySelector('#tasks').getBoundingClientRect().bottom")
+        png = page.screenshot(clip={"x": 0, "y": 0, "width": 1280, "height": round(bottom) + 16})
+    fresh = png_with_text(png, shown)
+    if os.environ.get("UPDATE_GOLDEN"):
+        SCREENSHOT.write_bytes(fresh)
+    kept = SCREENSHOT.read_bytes()
+    # The words on the picture are the words of the page today, and its layout is the same
+    # shape (fonts differ between machines by a few pixels; a changed page by far more).
+    assert png_text(kept) == shown, "docs/html-report.png is stale: regenerate it (see above)"
+    (width, height), (fresh_width, fresh_height) = png_size(kept), png_size(fresh)
+    assert width == fresh_width
+    assert abs(height - fresh_height) <= 0.15 * height

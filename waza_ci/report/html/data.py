@@ -180,7 +180,7 @@ def build_page_data(
                 "passed": result.runs_passed,
                 "total": result.runs_total,
                 "score": round(result.score, 4),
-                "ms": result.duration_ms,
+                "ms": sum(run.duration_ms for run in task.runs),  # the agent's, as saved
                 "tokens": tokens,
                 "flips": sum(len(row.flips) for row in result.graders),
                 "src": _source(result.source),

@@ -163,7 +163,7 @@ def _context(raw_run: Mapping[str, Any], budget: Budget) -> str:
     context = build_context(raw_run)
     events = context.pop("transcript")
     context["transcript"] = f"({len(events)} events: the conversation beside)"
-    return budget.cut(text_of(context), 4)
+    return budget.cut(text_of(context), 8)  # mostly what is shown beside it: the smallest share
 
 
 def _details(raw_verdict: Any, budget: Budget, share: int) -> dict[str, Any]:
