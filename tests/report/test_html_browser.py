@@ -268,3 +268,16 @@ def test_the_docs_screenshot_is_the_demos_report(browser: Browser, demo_report: 
     (width, height), (fresh_width, fresh_height) = png_size(kept), png_size(fresh)
     assert width == fresh_width
     assert abs(height - fresh_height) <= 0.15 * height
+
+
+def test_it_prints_without_its_controls(browser: Browser, demo_report: Path) -> None:
+    with open_report(browser, demo_report) as opened:
+        opened.page.get_by_role("button", name="write-changelog ▸").click()
+        opened.page.get_by_role("button", name="Run 1 ▸").click()
+        style = "getComputedStyle(document.querySelector('{}')).{}"
+        assert opened.evaluate(style.format("pre", "maxHeight")) != "none"  # scrolls on screen
+        opened.page.emulate_media(media="print")
+        assert opened.evaluate(style.format(".controls", "display")) == "none"
+        assert opened.evaluate(style.format("pre", "maxHeight")) == "none"  # printed whole
+        pdf = opened.page.pdf()
+        assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
