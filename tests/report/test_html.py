@@ -214,3 +214,35 @@ def test_html_is_planned_with_the_other_outputs(tmp_path: Path) -> None:
     over = run_cli_process([*base, "--html", "results.json"], cwd=demo)
     assert over.code == 2 and "--html would overwrite the results file" in over.stderr
     assert not (demo / "x.html").exists()
+
+
+def test_the_baseline_comparison_says_what_is_not_comparable(tmp_path: Path) -> None:
+    demo = tmp_path / "demo"
+    shutil.copytree(DEMO, demo)
+    baseline = json.loads((demo / "results.json").read_text(encoding="utf-8"))
+    gone = {**baseline["tasks"][1], "test_id": "gone-task", "display_name": "gone"}
+    baseline["tasks"] = [baseline["tasks"][0], gone]  # bump-version is new, gone-task removed
+    (demo / "baseline.json").write_text(json.dumps(baseline), encoding="utf-8")
+    args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
+    done = run_cli_process([*args, "--baseline", "baseline.json", "--html", "r.html"], cwd=demo)
+    assert done.code == 1, done.stderr
+    page = (demo / "r.html").read_text(encoding="utf-8")
+    index = embedded(page)["waza-index"]
+    bases = {task["key"]: task["base"] for task in index["tasks"]}
+    assert bases["bump-version"]["comparable"] is False
+    assert bases["bump-version"]["change"] == "new"
+    assert bases["write-changelog"]["comparable"] is True
+    assert [(r["key"], r["comparable"]) for r in index["removed"]] == [("gone-task", False)]
+    assert "2 not comparable (new or removed)" in page
+
+
+def test_the_decision_is_the_steps_exit_code_and_why(tmp_path: Path) -> None:
+    demo = tmp_path / "demo"
+    shutil.copytree(DEMO, demo)
+    args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
+    done = run_cli_process([*args, "--fail-on", "errors", "--html", "r.html"], cwd=demo)
+    assert done.code == 0, done.stderr
+    page = (demo / "r.html").read_text(encoding="utf-8")
+    assert 'class="decision pass"' in page
+    assert "<b>The step passes</b> (exit 0): fail-on: errors, and no grader errored" in page
+    assert "Failed · 2 tasks" in page  # the grading's own verdict stays beside it
