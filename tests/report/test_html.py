@@ -193,8 +193,12 @@ def test_sharded_and_merged_gives_the_same_report_as_unsharded(tmp_path: Path) -
     base = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
     for shard in ("1/2", "2/2"):
         out = f"part{shard[0]}.json"
-        done = run_cli_process([*base, "--shard", shard, "--output", out], cwd=demo)
+        done = run_cli_process(
+            [*base, "--shard", shard, "--output", out, "--html", f"part{shard[0]}.html"], cwd=demo
+        )
         assert done.code in (0, 1), done.stderr
+        shard_page = (demo / f"part{shard[0]}.html").read_text(encoding="utf-8")
+        assert "One shard: this report covers only its tasks" in shard_page
     merged = run_cli_process(["merge", "part1.json", "part2.json", "--html", "m.html"], cwd=demo)
     assert merged.code == 1, merged.stderr
     page = (demo / "m.html").read_text(encoding="utf-8")

@@ -143,6 +143,15 @@ def _failures(report: Report) -> list[str]:
     ]
 
 
+def _shard(evaluation: Evaluation) -> list[str]:
+    if not evaluation.shard_note:
+        return []
+    return [
+        '<p class="banner">One shard: this report covers only its tasks; the merge step'
+        " (<code>waza-ci merge --html</code>) reports the verdict of them all.</p>"
+    ]
+
+
 def _banner(report: Report) -> list[str]:
     common = report.common_failure
     if common is None:
@@ -214,6 +223,7 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
         f'<p class="counts">{esc(verdict_label(report)[1])} · {counts}</p>'
         + (f'<p class="kinds">Verdicts {kinds}</p>' if kinds else "")
         + "</section>",
+        *_shard(evaluation),
         *_banner(report),
         *_failures(report),
         *_flips(report),

@@ -177,7 +177,7 @@
 
   /* --- a task: graders, baseline, the runs × graders grid ---------------------------- */
   function baselineText(base) {
-    if (!base) return DATA.hasBaseline ? "" : "";
+    if (!base) return "";
     var count = function (c) { return c ? c[0] + "/" + c[1] : "—"; };
     var text = count(base.before) + " → " + count(base.after) + " · " + base.change;
     if (!base.comparable) text += " (not comparable)";
