@@ -378,6 +378,9 @@ def _html_report(graded: GradeReport, evaluation: Evaluation, request: Evaluatio
         # no workspace, writes them); those outside it are written `.` too.
         places = (grading.workspace.resolve(), grading.working_directory.resolve())
         roots += [grading.temp_dir, *(str(p) for p in places if not p.is_relative_to(repo))]
+        # Folders the graders' environment names (HOME, RUNNER_TEMP, a virtualenv, …): a
+        # grader that prints one must not put this machine's layout into an artifact.
+        roots += [v for v in grading.grader_env.values() if _names_a_folder(v)]
     html_request = HtmlRequest(
         raw_files={r.source.name: r.raw for r in graded.regraded},
         bounds=Bounds(request.outputs.html_max_text_kib),
@@ -385,6 +388,10 @@ def _html_report(graded: GradeReport, evaluation: Evaluation, request: Evaluatio
         private_roots=roots,
     )
     return render_html(evaluation, html_request)
+
+
+def _names_a_folder(value: str) -> bool:
+    return value.startswith("/") and ":" not in value and len(value) < 4096 and Path(value).is_dir()
 
 
 def grade_and_publish(

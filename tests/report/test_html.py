@@ -250,3 +250,45 @@ def test_the_decision_is_the_steps_exit_code_and_why(tmp_path: Path) -> None:
     assert 'class="decision pass"' in page
     assert "<b>The step passes</b> (exit 0): fail-on: errors, and no grader errored" in page
     assert "Failed · 2 tasks" in page  # the grading's own verdict stays beside it
+
+
+def test_no_folder_of_the_runner_reaches_the_page(project: Project, tmp_path: Path) -> None:
+    home = tmp_path / "runner-home"
+    home.mkdir()
+    tell = project.write_grader(
+        "tell.py",
+        """
+        import os, sys
+        print(os.environ["HOME"], os.getcwd(), os.path.abspath(__file__), file=sys.stderr)
+        sys.exit(1)
+        """,
+    )
+    project.write_eval(project.program_grader("tell", tell))
+    project.write_task("t")
+    project.write_results(
+        {
+            "eval_name": "e",
+            "tasks": [
+                {
+                    "test_id": "t",
+                    "runs": [
+                        {
+                            "run_number": 1,
+                            "status": "passed",
+                            "validations": {},
+                            "final_output": str(home),
+                        }
+                    ],
+                }
+            ],
+        }
+    )
+    temp = tmp_path / "temp"  # its own: /tmp (a private root) would hide the home folder
+    temp.mkdir()
+    env = {"HOME": str(home), "TMPDIR": str(temp)}
+    done = run_cli_process([*project.grade_args(), "--html", "r.html"], cwd=project.root, env=env)
+    assert done.code == 1, done.stderr
+    page = (project.root / "r.html").read_text(encoding="utf-8")
+    assert "graders/tell.py" in page  # the traceback's place, from the checkout's root
+    for folder in (home, project.root, tmp_path):
+        assert str(folder) not in page, folder
