@@ -142,7 +142,7 @@
     var ev = evidence(run.ev) || { conversation: [], digest: {}, verdicts: [] };
     var panel = el("div", "panel");
     add(panel, el("h4", null, task.key + " · run " + run.n + " · " + run.s + " · " + ms(run.ms)));
-    if (run.s === "error") add(panel, el("p", "st st-e", "This run errored in the original `waza run`: it is not graded; its saved verdicts are evidence only, unscored."));
+    if (run.s === "error") add(panel, el("p", "err", "This run errored in the original `waza run`: it is not graded; its saved verdicts are evidence only, unscored."));
     var grid = el("div", "run");
     var left = el("div");
     add(left, el("h4", null, "Transcript"));
@@ -160,7 +160,7 @@
     row("tool calls", d.tool_calls);
     row("tools used", (d.tools || []).join(", "));
     add(right, el("h4", null, "Session digest"), kv);
-    (d.errors || []).forEach(function (e) { add(right, el("p", "st st-e", e)); });
+    (d.errors || []).forEach(function (e) { add(right, el("p", "err", e)); });
     if (ev.error) add(right, el("div", "who", "run error"), pre(ev.error));
     add(right, el("h4", null, "Final output"), ev.output ? pre(ev.output) : el("p", "more", "(none)"));
     if (ev.context) add(right, collapsible("Grading context a program grader received (context.json)", ev.context, false));
@@ -203,7 +203,7 @@
     add(box, add(graders, body));
     if (task.base) add(box, el("p", null, "Baseline: " + baselineText(task.base)));
     else if (DATA.hasBaseline) add(box, el("p", "more", "Baseline: not comparable (no such task on the baseline)"));
-    if (task.errored) add(box, el("p", "st st-e", task.errored + " errored run(s): evidence unscored"));
+    if (task.errored) add(box, el("p", "err", task.errored + " errored run(s): evidence unscored"));
 
     var grid = el("table", "grid");
     var head = add(el("tr"), el("th", null, "Run"));
