@@ -281,3 +281,41 @@ def test_it_prints_without_its_controls(browser: Browser, demo_report: Path) -> 
         assert opened.evaluate(style.format("pre", "maxHeight")) == "none"  # printed whole
         pdf = opened.page.pdf()
         assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+
+
+def test_the_regressions_filter_shows_what_regressed(browser: Browser, tmp_path: Path) -> None:
+    demo = tmp_path / "demo"
+    shutil.copytree(DEMO, demo)
+    baseline = json.loads((demo / "results.json").read_text(encoding="utf-8"))
+    changelog = baseline["tasks"][0]
+    changelog["runs"] = [{**changelog["runs"][0], "status": "passed"}]  # one run, passing
+    (demo / "baseline.json").write_text(json.dumps(baseline), encoding="utf-8")
+    args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
+    done = run_cli_process([*args, "--baseline", "baseline.json", "--html", "r.html"], cwd=demo)
+    assert done.code == 1, done.stderr
+    with open_report(browser, demo / "r.html") as opened:
+        assert "Regression gate: fail — 1 regression" in opened.page.inner_text("#first")
+        opened.page.get_by_role("button", name="Regressions (1)").click()
+        assert visible_task_rows(opened) == ["write-changelog ▸"]
+        row = opened.page.locator("table.tasks > tbody > tr").first.inner_text()
+        assert "1/1 → 0/2 · newly failing · regression" in row
+        opened.page.get_by_role("button", name="Changed since the run (0)").click()
+        assert visible_task_rows(opened) == []
+        assert not opened.errors
+
+
+def test_a_long_task_list_shows_in_pages(browser: Browser, project: Project) -> None:
+    project.write_eval("- type: text\n  name: says_done\n  config:\n    contains: [done]\n")
+    tasks = []
+    for i in range(260):
+        project.write_task(f"t{i:03d}")
+        run = {"run_number": 1, "status": "passed", "validations": {}, "final_output": "done"}
+        tasks.append({"test_id": f"t{i:03d}", "status": "passed", "runs": [run]})
+    project.write_results({"eval_name": "many", "tasks": tasks})
+    done = run_cli_process([*project.grade_args(), "--html", "many.html"], cwd=project.root)
+    assert done.code == 0, done.stderr
+    with open_report(browser, project.root / "many.html") as opened:
+        assert len(visible_task_rows(opened)) == 200
+        opened.page.get_by_role("button", name="Show 60 more of 60").click()
+        assert len(visible_task_rows(opened)) == 260
+        assert opened.page.get_by_role("button", name="Show 0 more of 0").is_hidden()
