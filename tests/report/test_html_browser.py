@@ -319,3 +319,32 @@ def test_a_long_task_list_shows_in_pages(browser: Browser, project: Project) -> 
         opened.page.get_by_role("button", name="Show 60 more of 60").click()
         assert len(visible_task_rows(opened)) == 260
         assert opened.page.get_by_role("button", name="Show 0 more of 0").is_hidden()
+
+
+def test_a_verdict_that_changed_since_the_run_says_so(browser: Browser, project: Project) -> None:
+    project.write_eval("- type: text\n  name: says_done\n  config:\n    contains: [done]\n")
+    project.write_task("t")
+    saved = {
+        "identifier": "says_done",
+        "type": "text",
+        "score": 1,
+        "passed": True,
+        "feedback": "ok",
+    }
+    run = {
+        "run_number": 1,
+        "status": "passed",
+        "final_output": "not finished",
+        "validations": {"says_done": saved},
+    }
+    project.write_results({"eval_name": "e", "tasks": [{"test_id": "t", "runs": [run]}]})
+    done = run_cli_process([*project.grade_args(), "--html", "c.html"], cwd=project.root)
+    assert done.code == 1, done.stderr
+    with open_report(browser, project.root / "c.html") as opened:
+        assert "changed since the run" in opened.page.inner_text("#first")
+        opened.page.get_by_role("button", name="Changed since the run (1)").click()
+        assert visible_task_rows(opened) == ["t ▸"]
+        opened.page.get_by_role("button", name="t ▸").click()
+        opened.page.get_by_role("button", name="fail (changed)").click()
+        panel = opened.page.locator(".panel").filter(has_text="says_done · run 1").inner_text()
+        assert "changed since the run: saved passed → now failed" in panel
