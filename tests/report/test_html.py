@@ -19,7 +19,7 @@ from waza_ci.cli.arguments import HTML_MAX_TEXT_KIB
 from waza_ci.report.html import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.html.data import Bounds
 from waza_ci.report.html.evidence import Budget, conversation
-from waza_ci.report.html.page import asset, embed_json
+from waza_ci.report.html.page import _scrub, _scrubber, asset, embed_json
 
 _DATA = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
 
@@ -292,3 +292,11 @@ def test_no_folder_of_the_runner_reaches_the_page(project: Project, tmp_path: Pa
     assert "graders/tell.py" in page  # the traceback's place, from the checkout's root
     for folder in (home, project.root, tmp_path):
         assert str(folder) not in page, folder
+
+
+def test_a_runner_folder_is_replaced_only_where_a_path_starts() -> None:
+    pattern = _scrubber(["/root", "/tmp/w"])
+    text = 'x /root/a "/root" /work/root/b /rooted \\n/root/c \\u003c/root/d /tmp/w/e /tmp/wide'
+    assert _scrub(pattern, text) == (
+        'x ./a "." /work/root/b /rooted \\n./c \\u003c./d ./e /tmp/wide'
+    )

@@ -100,7 +100,10 @@ def _scrubber(roots: Sequence[str]) -> re.Pattern[str] | None:
     if not forms:
         return None
     alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-    return re.compile(f"(?:{alternatives})(/|(?![\\w.-]))")
+    # A folder starts a path: nothing of a name before it (`/work/root` is not `/root`), but
+    # a JSON escape may be (`\n/root/x`, `\u003c/root`).
+    start = r"(?:(?<=\\[nrtbf])|(?<=\\u[0-9a-f]{4})|(?<![\w.-]))"
+    return re.compile(f"{start}(?:{alternatives})(/|(?![\\w.-]))")
 
 
 def _scrub(pattern: re.Pattern[str] | None, text: str) -> str:
