@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DEMO, Project, run_cli_process
+from tests.report import browser as browser_module
 from waza_ci.cli.arguments import HTML_MAX_TEXT_KIB
 from waza_ci.report.html import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.html.data import Bounds
@@ -300,3 +301,12 @@ def test_a_runner_folder_is_replaced_only_where_a_path_starts() -> None:
     assert _scrub(pattern, text) == (
         'x ./a "." /work/root/b /rooted \\n./c \\u003c./d ./e /tmp/wide'
     )
+
+
+def test_without_a_browser_ci_fails_and_a_laptop_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="must run in CI"):
+        browser_module._missing("no Chromium")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        browser_module._missing("no Chromium")
