@@ -57,8 +57,9 @@ step "actionlint (with shellcheck on run: scripts)"
 actionlint "${workflows[@]}"
 echo "ok -- ${#workflows[@]} workflow files"
 
-step "shellcheck .ci/*.sh tests/act/make-eval.sh"
-shellcheck -x .ci/lint.sh .ci/docker.sh .ci/act.sh .ci/openapi.sh tests/act/make-eval.sh
+step "shellcheck .ci/run .ci/quick .ci/*.sh tests/act/make-eval.sh"
+shellcheck -x .ci/run .ci/quick .ci/lint.sh .ci/docker.sh .ci/act.sh .ci/openapi.sh \
+  .ci/unprivileged.sh tests/act/make-eval.sh
 echo "ok -- shell scripts"
 
 step "lint passed"

@@ -6,7 +6,7 @@
 # group, as the runner user has on GitHub-hosted runners, and uses the image the first pass
 # built (WAZA_CI_IMAGE) rather than building its own.
 #
-# Usage: bash .ci/unprivileged.sh [PYTEST ARGS]   (.ci/run runs it, without arguments, last)
+# Usage: bash .ci/unprivileged.sh [PYTEST ARGS]   (.ci/run runs it last, with its -n workers)
 # Env:   WAZA_CI_UID (default 1001), WAZA_CI_IMAGE (default waza-ci:test), PYTHON (from python.sh)
 # Needs npm unless .ci/openapi.sh already installed GitHub's REST description.
 set -euo pipefail
@@ -79,7 +79,7 @@ echo "unprivileged pass: uid $uid, $("$base" --version), in $repo"
 
 # Installed as the invoking user (it can reach the package index), then handed over.
 "$base" -m venv "$repo/.venv"
-"$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo[test]"
+"$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "${repo}[test]"
 # GitHub's REST description (git-ignored, so not in the copy): installed if need be, then copied
 # with the extract the first pass cached beside it into the user's home, named by
 # WAZA_CI_GITHUB_OPENAPI (tests/github_description.py). Without it the pass fails, as CI is set.
@@ -100,8 +100,8 @@ for folder in "${folders[@]}"; do
 done
 
 cd "$repo"
-# WAZA_CI_LONE_COPY: nothing is beside this copy, so tests of ../shared skip here instead of
-# failing as they do in CI's main pass (tests/conftest.py, require_shared).
+# WAZA_CI_CORPUS=none: nothing is beside this copy, so the corpus tests skip here, saying why
+# (tests/conftest.py, require_shared); the first pass ran them.
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
-  WAZA_CI_IMAGE="$image" TMPDIR="$home" WAZA_CI_GITHUB_OPENAPI="$description" WAZA_CI_LONE_COPY=1 \
+  WAZA_CI_IMAGE="$image" TMPDIR="$home" WAZA_CI_GITHUB_OPENAPI="$description" WAZA_CI_CORPUS=none \
   .venv/bin/pytest -q -p no:cacheprovider "$@"

@@ -18,36 +18,63 @@ from typing import Any
 
 import pytest
 
+from waza_ci.sandbox.signals import unignore_for_children
+
+# This process starts programs as waza-ci does: what its parent ignored (a background job,
+# `nohup`) is not passed on to them as ignored (see waza_ci/sandbox/signals.py).
+unignore_for_children()
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "demo"
-SHARED = ROOT.parent / "shared"
-"""The project's shared reference material beside the repository (`waza-samples/`, real waza
-files; `waza-wild/`, what waza users commit). Read from there, never copied in: see
-`require_shared`."""
+CORPUS_VARIABLE = "WAZA_CI_CORPUS"
+"""Names the folder of real waza material the corpus tests read (`waza-samples/`, real waza
+files; `waza-wild/`, what waza users commit), never copied into the repository: a path, relative
+to the repository root or absolute (`.ci/run` sets `../shared` and requires it), or `none` to
+run without it (GitHub's runner, the unprivileged pass). See `require_shared`."""
+
+
+def corpus_setting() -> str:
+    return os.environ.get(CORPUS_VARIABLE, "").strip()
+
+
+def corpus_wanted() -> bool:
+    """Whether `WAZA_CI_CORPUS` names a corpus folder (rather than being unset or `none`)."""
+    return corpus_setting() not in ("", "none")
+
+
+def corpus_root() -> Path:
+    """The folder `WAZA_CI_CORPUS` names (where it conventionally sits when it names none)."""
+    return ROOT / (corpus_setting() if corpus_wanted() else "../shared")
+
+
+SHARED = corpus_root()
 # The test interpreter's folder first: graders run `python3`, and a version manager's shim
 # on PATH (pyenv) would add a fraction of a second to every grader start.
 FAST_PATH = os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))
 
 
 def require_shared(name: str) -> Path:
-    """`../shared/<name>`, or the test stops saying why: a failure in CI's main pass (`CI` set),
-    where the folder is always beside the repository; a skip in a plain clone, and in
-    `.ci/unprivileged.sh`'s lone copy of the repository (it sets `WAZA_CI_LONE_COPY=1`)."""
-    folder = SHARED / name
-    if folder.is_dir():
-        return folder
-    reason = f"{folder} is missing: the shared waza corpus is not beside this repository"
-    if os.environ.get("CI") and not os.environ.get("WAZA_CI_LONE_COPY"):
-        pytest.fail(f"{reason} (CI's main pass needs it)")
-    pytest.skip(f"{reason} (a plain clone or the lone-copy pass)")
+    """`<corpus>/<name>`, or the test stops saying why: skipped when `WAZA_CI_CORPUS` is unset
+    or `none`; failed when it names a folder that lacks `name`, so a run that asked for the
+    corpus (`.ci/run`) can never skip these tests silently."""
+    folder = corpus_root() / name
+    if not corpus_wanted():
+        how = "is not set" if not corpus_setting() else "is none"
+        pytest.skip(
+            f"{CORPUS_VARIABLE} {how}: the tests of the shared waza corpus ({name}) need it "
+            f"(e.g. {CORPUS_VARIABLE}=../shared, as .ci/run sets it)"
+        )
+    if not folder.is_dir():
+        pytest.fail(f"{CORPUS_VARIABLE}={corpus_setting()}, but {folder} is not a folder")
+    return folder
 
 
 def shared_files(name: str, pattern: str) -> list[Any]:
-    """Parameters for a test over `../shared/<name>` files matching `pattern`, by relative
-    path; one placeholder (None) when the folder is missing, so the test still runs and
+    """Parameters for a test over the corpus's `<name>` files matching `pattern`, by relative
+    path; one placeholder (None) when there is none to list, so the test still runs and
     `require_shared` decides between failing and skipping."""
-    folder = SHARED / name
-    if not folder.is_dir():
+    folder = corpus_root() / name
+    if not corpus_wanted() or not folder.is_dir():
         return [pytest.param(None, id=f"{name}-missing")]
     return [
         pytest.param(path, id=path.relative_to(folder).as_posix())
@@ -249,3 +276,11 @@ def started_pids() -> Iterator[list[int]]:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`-n`, `--dist loadgroup`), the container tests share one worker:
+    they build and run one image tag and name their containers after their steps."""
+    for item in items:
+        if item.get_closest_marker("docker"):
+            item.add_marker(pytest.mark.xdist_group("docker"))

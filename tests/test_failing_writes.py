@@ -49,6 +49,7 @@ def grade(demo: Path, *extra: str, max_file_bytes: int | None = None) -> tuple[i
     return done.code, done.stderr
 
 
+@pytest.mark.slow
 def test_a_full_disk_keeps_the_old_output_and_leaves_no_temporary_file(
     demo: Path, tmp_path: Path
 ) -> None:
@@ -65,6 +66,7 @@ def test_a_full_disk_keeps_the_old_output_and_leaves_no_temporary_file(
     assert sorted(p.name for p in out.iterdir()) == ["regraded.json"]
 
 
+@pytest.mark.slow
 def test_a_full_disk_for_the_summary_writes_neither_file(demo: Path, tmp_path: Path) -> None:
     out, summary = tmp_path / "regraded.json", tmp_path / "big" / "summary.md"
     code, stderr = grade(
@@ -92,6 +94,7 @@ def test_a_read_only_folder_is_one_line_with_the_os_error(demo: Path, tmp_path: 
     assert list(locked.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_action_cuts_failed_appends_back_and_keeps_its_verdict(
     tmp_path: Path, demo: Path
 ) -> None:
@@ -116,6 +119,7 @@ def test_the_action_cuts_failed_appends_back_and_keeps_its_verdict(
     assert any(str(runner.output_path) in w for w in warnings)
 
 
+@pytest.mark.slow
 def test_the_action_warns_about_a_missing_folder_and_keeps_its_verdict(
     tmp_path: Path, demo: Path
 ) -> None:

@@ -35,6 +35,7 @@ def _deep(project: Project, where: str) -> Path:
     return project.results_path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["eval", "results"])
 def test_deep_nesting_is_one_line_and_exit_2_in_the_cli(
     project: Project, grade_project: Any, where: str
@@ -48,6 +49,7 @@ def test_deep_nesting_is_one_line_and_exit_2_in_the_cli(
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["eval", "results", "event"])
 def test_deep_nesting_is_one_error_command_in_the_action(
     project: Project, tmp_path: Path, where: str
@@ -67,6 +69,7 @@ def test_deep_nesting_is_one_error_command_in_the_action(
     assert "Traceback" not in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("literal", ["1e999", "-1e999", "NaN", "Infinity"])
 def test_non_finite_numbers_are_one_line_naming_the_json_path(
     project: Project, grade_project: Any, literal: str
@@ -83,6 +86,7 @@ def test_non_finite_numbers_are_one_line_naming_the_json_path(
     assert f"{project.results_path}: at $.summary.success_rate" in line and literal in line
 
 
+@pytest.mark.slow
 def test_nothing_written_holds_infinity_or_nan(project: Project, grade_project: Any) -> None:
     # The regraded file, the summary and stdout are strict JSON/Markdown: no Infinity/NaN,
     # even when every statistic is degenerate (one run, zero scores, no usage).

@@ -86,6 +86,7 @@ def assert_one_line_error(code: int, stderr: str, path: Path | str) -> None:
     assert str(path) in lines[0] and "Traceback" not in stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(MAKERS))
 def test_results_that_are_not_plain_files_are_refused(
     demo: Path, tmp_path: Path, kind: str
@@ -95,6 +96,7 @@ def test_results_that_are_not_plain_files_are_refused(
     assert_one_line_error(done.code, done.stderr, path)
 
 
+@pytest.mark.slow
 def test_a_socket_and_a_device_are_refused(demo: Path, bound_socket: Path) -> None:
     for path in (bound_socket, DEVICE):
         done = run_cli_process(grade_args(demo, path), cwd=demo, timeout=30)
@@ -102,6 +104,7 @@ def test_a_socket_and_a_device_are_refused(demo: Path, bound_socket: Path) -> No
         assert "regular file" in done.stderr
 
 
+@pytest.mark.slow
 def test_dev_stdin_on_a_pipe_that_never_closes_does_not_hang(demo: Path) -> None:
     stdin = Path(os.devnull).parent / "stdin"
     process = subprocess.Popen(
@@ -120,6 +123,7 @@ def test_dev_stdin_on_a_pipe_that_never_closes_does_not_hang(demo: Path) -> None
     assert_one_line_error(process.returncode, stderr, stdin)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["fifo", "symlink-loop"])
 def test_an_eval_spec_that_is_not_a_plain_file_is_refused(
     demo: Path, tmp_path: Path, kind: str
@@ -131,6 +135,7 @@ def test_an_eval_spec_that_is_not_a_plain_file_is_refused(
     assert_one_line_error(done.code, done.stderr, spec)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--output", "--summary"])
 @pytest.mark.parametrize("kind", ["fifo", "symlink-loop", "device"])
 def test_outputs_that_are_not_plain_files_are_refused_before_grading(
@@ -150,6 +155,7 @@ def test_outputs_that_are_not_plain_files_are_refused_before_grading(
     assert done.stdout == "", "nothing graded"
 
 
+@pytest.mark.slow
 def test_an_event_file_that_is_a_fifo_is_an_error_not_a_hang(tmp_path: Path) -> None:
     workspace = tmp_path / "repo"
     shutil.copytree(DEMO, workspace / "examples" / "demo")
@@ -171,6 +177,7 @@ def test_reads_stop_at_the_cap(tmp_path: Path) -> None:
         read_regular_file(big, what="results file", max_bytes=1000)
 
 
+@pytest.mark.slow
 def test_a_results_glob_skips_what_is_not_a_plain_file(demo: Path, tmp_path: Path) -> None:
     found = tmp_path / "found"
     found.mkdir()
@@ -181,6 +188,7 @@ def test_a_results_glob_skips_what_is_not_a_plain_file(demo: Path, tmp_path: Pat
     assert list(json.loads(done.stdout)["tasks"])  # graded a.json, never waited on b.json
 
 
+@pytest.mark.slow
 def test_the_results_size_cap_is_an_option(demo: Path, tmp_path: Path) -> None:
     big = tmp_path / "big.json"
     doc = json.loads((demo / "results.json").read_text())
@@ -193,6 +201,7 @@ def test_the_results_size_cap_is_an_option(demo: Path, tmp_path: Path) -> None:
     assert allowed.code == DEMO_EXIT, allowed.stderr
 
 
+@pytest.mark.slow
 def test_the_action_takes_the_results_size_cap_as_an_input(tmp_path: Path) -> None:
     workspace = tmp_path / "repo"
     shutil.copytree(DEMO, workspace / "examples" / "demo")

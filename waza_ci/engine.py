@@ -19,20 +19,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
-from waza_ci.errors import FailOn, InputError
+from waza_ci.errors import InputError, few
 from waza_ci.files import MAX_RESULTS_BYTES
 from waza_ci.gate.baseline_io import compare_with_baseline, load_baseline
-from waza_ci.gate.flaky import flaky_of
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
 from waza_ci.grading.plan import GradingPlan, plan_grading
 from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
-from waza_ci.report.build import build_report
+from waza_ci.policy import FailOn, GatePolicy
+from waza_ci.report.decision import shares_a_task
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.data import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import SourceLinks, report_json_text
-from waza_ci.report.regressions import render_summary_with_regressions
+from waza_ci.report.regressions import render_job_summary
 from waza_ci.report.screen import ListMode
 from waza_ci.sandbox.cancellation import cancel_on_signals
 from waza_ci.shard.plan import (
@@ -64,7 +64,9 @@ class GradeRequest:
     results: Sequence[str]
     """Paths or globs of `waza run --output` files."""
     task: str | None = None
-    workspace: Path = Path()
+    workspace: str | Path = "."
+    """As given (`--workspace`, input `workspace`): waza puts this text, not the absolute
+    path, in `file` and `diff` verdicts' `details.workspace_dir`."""
     working_directory: Path = Path()
     jobs: int | None = None
     grader_env: Mapping[str, str] = field(default_factory=dict)
@@ -72,7 +74,7 @@ class GradeRequest:
     temp_dir: str = "/tmp"  # noqa: S108 - the caller passes its TMPDIR; this is the fallback
     progress: Progress | None = None
     shard: Shard | None = None
-    """Grade only this shard's tasks and write partial results files (see shard.py)."""
+    """Grade only this shard's tasks and write partial results files (see shard/plan.py)."""
     shard_weights: Sequence[Path] = ()
     max_results_bytes: int = MAX_RESULTS_BYTES
     """Refuse a results file larger than this (`--max-results-mib`)."""
@@ -80,7 +82,6 @@ class GradeRequest:
 
 @dataclass(frozen=True)
 class GradeReport:
-    spec: EvalSpec
     summary: GradeSummary
     regraded: tuple[RegradedFile, ...]
     warnings: tuple[LoadWarning, ...]
@@ -100,7 +101,7 @@ class PreparedGrading:
 
 def prepare_grading(request: GradeRequest) -> PreparedGrading:
     """Load the spec and the results files and plan every execution; raises InputError."""
-    workspace = _existing_dir(request.workspace, "--workspace")
+    workspace = _existing_dir(Path(request.workspace), "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
     spec = load_eval(request.eval_path, working_directory=working_directory)
     results_files = tuple(load_results_files(request.results, request.max_results_bytes))
@@ -110,6 +111,7 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
     plan = shard.plan if shard is not None else plan
     setup = GradingSetup(
         workspace_dir=str(workspace),
+        workspace_as_given=str(request.workspace),
         working_directory=str(working_directory),
         env=dict(request.grader_env),
         temp_dir=request.temp_dir,
@@ -167,7 +169,7 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
         min_task_pass_rate=min_task_pass_rate,
         task_filter=plan.task_filter,
     )
-    return GradeReport(spec, summary, regraded, spec.warnings)
+    return GradeReport(summary, regraded, spec.warnings)
 
 
 def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
@@ -181,7 +183,6 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         regraded = tuple(
             RegradedFile(replace(f.base, name=f.name), with_digest(f.raw)) for f in merged.files
         )
-    spec = EvalSpec(Path(merged.eval_path), merged.eval_name, (), warnings=merged.warnings)
     summary = GradeSummary(
         eval_name=merged.eval_name,
         eval_path=merged.eval_path,
@@ -191,7 +192,7 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         elapsed_ms=merged.elapsed_ms,
         task_filter=merged.task_filter,
     )
-    return GradeReport(spec, summary, regraded, merged.warnings), [f.path for f in files]
+    return GradeReport(summary, regraded, merged.warnings), [f.path for f in files]
 
 
 @contextmanager
@@ -245,7 +246,8 @@ class EvaluationRequest:
     baseline: Sequence[str] = ()
     """Paths or globs of the results file to compare with."""
     gate: GateOptions = field(default_factory=GateOptions)
-    fail_on: FailOn = FailOn.FAILURES
+    policy: GatePolicy = field(default_factory=GatePolicy)
+    """What fails the step (`fail-on`, a missing baseline); see report/decision.py."""
     min_task_pass_rate: float = 1.0
     no_baseline_note: str = "no baseline given: nothing to compare with (gate: no-baseline)"
     """The warning, in the shell's words, when the gate is asked for without a baseline."""
@@ -282,26 +284,43 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
     for. Every usage error (InputError) comes before any grader runs or any file is written."""
     observer = observer or Silent()
     baseline_files, note = load_baseline(request.baseline)
-    if note is None and not request.baseline and request.fail_on is FailOn.REGRESSIONS:
+    gating = request.policy.fail_on is FailOn.REGRESSIONS
+    if note is None and not request.baseline and gating:
         note = request.no_baseline_note
     graded, graded_files, plan = _grade_or_merge(request, observer)
     comparison = compare_with_baseline(
         graded.summary, graded_files, baseline_files, options=request.gate
     )
-    evaluation = Evaluation(
-        summary=graded.summary,
-        model=build_report(graded.summary, repo_root=request.repo_root, links=request.links),
+    if note is None and comparison is not None and not shares_a_task(comparison):
+        note = _no_shared_task_note(request.baseline, graded.summary, baseline_files)
+    evaluation = Evaluation.build(
+        graded.summary,
         comparison=comparison,
-        flaky=tuple(flaky_of(graded.summary.tasks)),
+        policy=request.policy,
+        baseline_asked=bool(request.baseline) or gating,
         baseline_note=note,
-        fail_on=request.fail_on,
         warnings=graded.warnings,
         shard_note=shard_note(request.grading.shard if request.grading else None),
+        repo_root=request.repo_root,
+        links=request.links,
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written
     _write_files(plan, graded, evaluation, request)
     return evaluation
+
+
+def _no_shared_task_note(
+    patterns: Sequence[str], summary: GradeSummary, baseline_files: Sequence[ResultsFile]
+) -> str:
+    """The warning for a baseline that compares nothing, with a few task ids of each side."""
+    current = [task.test_id for task in summary.tasks]
+    saved = [task.test_id for f in baseline_files for task in f.model.tasks]
+    shown = ", ".join(repr(p) for p in patterns)
+    return (
+        f"the baseline at {shown} shares no task with the results (results: "
+        f"{few(current)}; baseline: {few(saved)}): graded without a comparison (gate: no-baseline)"
+    )
 
 
 def _grade_or_merge(
@@ -352,13 +371,7 @@ def _write_files(
         if r.source.name in plan.results
     }
     if plan.summary is not None:
-        contents[plan.summary] = evaluation.shard_note + render_summary_with_regressions(
-            evaluation.summary,
-            evaluation.model,
-            evaluation.comparison,
-            baseline_note=evaluation.baseline_note,
-            mode=outputs.report_mode,
-        )
+        contents[plan.summary] = render_job_summary(evaluation, mode=outputs.report_mode)
     if plan.report_json is not None:
         contents[plan.report_json] = report_json_text(evaluation.model)
     if plan.html is not None:
@@ -372,11 +385,11 @@ def _html_report(graded: GradeReport, evaluation: Evaluation, request: Evaluatio
 
     grading = request.grading
     repo = Path(request.repo_root).resolve()
-    roots = [str(repo), request.repo_root]
+    roots: list[str] = [str(repo), request.repo_root]
     if grading is not None:
         # Folders inside the checkout read as paths from its root (as a merge, which knows
         # no workspace, writes them); those outside it are written `.` too.
-        places = (grading.workspace.resolve(), grading.working_directory.resolve())
+        places = (Path(grading.workspace).resolve(), grading.working_directory.resolve())
         roots += [grading.temp_dir, *(str(p) for p in places if not p.is_relative_to(repo))]
         # Folders the graders' environment names (HOME, RUNNER_TEMP, a virtualenv, …): a
         # grader that prints one must not put this machine's layout into an artifact.

@@ -6,9 +6,10 @@ their `exit_code`. Anything else escaping is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import difflib
 import signal
+from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
@@ -16,13 +17,31 @@ EXIT_INPUT_ERROR = 2
 EXIT_GRADER_ERROR = 3
 
 
-class FailOn(StrEnum):
-    """What fails the verdict: any failing task, only grader and context errors, or (with a
-    baseline) only what the regression gate counts (`waza_ci.gate.baseline`)."""
+SHOWN_NAMES = 5
+"""How many alternatives a message lists before counting the rest."""
 
-    FAILURES = "failures"
-    ERRORS = "errors"
-    REGRESSIONS = "regressions"
+
+def few(names: Iterable[str], *, limit: int = SHOWN_NAMES) -> str:
+    """`a, b, c and 7 more` (names quoted as Python does): enough to recognise a list."""
+    unique = list(dict.fromkeys(names))
+    if not unique:
+        return "none"
+    shown = ", ".join(repr(name) for name in unique[:limit])
+    rest = len(unique) - limit
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
+def closest_first(word: str, names: Iterable[str]) -> list[str]:
+    """`names` with the ones most like `word` first (a typo's likely meaning leads)."""
+    unique = list(dict.fromkeys(names))
+    close = difflib.get_close_matches(word, unique, n=len(unique), cutoff=0.6)
+    return close + [name for name in unique if name not in close]
+
+
+def did_you_mean(word: str, names: Iterable[str]) -> str:
+    """` (did you mean 'program'?)` when one name is close to `word`, else ""."""
+    close = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from waza_ci.errors import InputError, Location
 MIB = 1024 * 1024
 # YAML specs are hand-written: 16 MiB is far beyond any real one, and bounds the parser's work.
 MAX_SPEC_BYTES = 16 * MIB
-# waza results files hold transcripts and can be large; see README "Security and failure".
+# waza results files hold transcripts and can be large; see docs/security.md.
 MAX_RESULTS_BYTES = 512 * MIB
 RESULTS_LIMIT_HINT = "raise it with --max-results-mib (action input `max-results-mib`)"
 # GitHub caps webhook payloads at 25 MB.

@@ -41,6 +41,7 @@ def failing_project(project: Project) -> Path:
     return repo
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("absolute", [False, True], ids=["relative-inputs", "absolute-inputs"])
 def test_log_annotations_name_repository_paths_only(
     tmp_path: Path, project: Project, absolute: bool
@@ -66,6 +67,7 @@ def test_log_annotations_name_repository_paths_only(
     assert len(outside) == 1 and "file=" not in outside[0], "outside the repo: no file"
 
 
+@pytest.mark.slow
 def test_check_run_annotations_name_repository_paths_only(tmp_path: Path, project: Project) -> None:
     repo = failing_project(project)
     with FakeGitHub(token=TOKEN) as fake:

@@ -74,13 +74,13 @@ def hostile_project(project: Project) -> list[Path]:
     return [first, second]
 
 
+@pytest.mark.slow
 def test_the_cli_writes_no_workflow_command_and_keeps_valid_json(project: Project) -> None:
     files = hostile_project(project)
     args = [
         "grade",
         str(project.eval_path),
-        "--results",
-        *map(str, files),
+        *(arg for path in files for arg in ("--results", str(path))),
         "--workspace",
         str(project.workspace),
         "--working-directory",
@@ -100,6 +100,7 @@ def test_the_cli_writes_no_workflow_command_and_keeps_valid_json(project: Projec
     assert any(key.startswith("r\n::error::PWNED\r\x1b[1m.json:") for key in keys), keys
 
 
+@pytest.mark.slow
 def test_a_cli_error_naming_hostile_text_stays_one_line(project: Project) -> None:
     hostile_project(project)
     result = run_cli_process(
@@ -111,6 +112,7 @@ def test_a_cli_error_naming_hostile_text_stays_one_line(project: Project) -> Non
     assert not any(char in result.stderr for char in RAW_UNSAFE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("token", [TOKEN, ""], ids=["check-run", "log-annotations"])
 def test_the_action_writes_only_its_own_workflow_commands(
     tmp_path: Path, project: Project, token: str
@@ -143,6 +145,7 @@ def test_the_action_writes_only_its_own_workflow_commands(
     assert not result.outputs.keys() - set(OUTPUTS), "no output forged by a payload"
 
 
+@pytest.mark.slow
 def test_the_actions_first_line_names_its_inputs_escaped(tmp_path: Path, project: Project) -> None:
     # The start line comes before anything is loaded, so it must be escaped on its own.
     hostile_eval = "evil\r::error::PWNED.yaml"

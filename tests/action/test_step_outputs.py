@@ -30,6 +30,7 @@ def warnings_of(stdout: str) -> list[str]:
     return [parse_command(line)[2] for line in stdout.splitlines() if line.startswith("::warning")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "html_url",
     [
@@ -57,6 +58,7 @@ def test_a_forged_check_run_address_never_reaches_the_outputs(
     assert any("check-run-url is empty" in w for w in warnings_of(result.stdout))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_id", [-5, 0])
 def test_a_forged_check_run_id_never_reaches_the_outputs(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path, run_id: int
@@ -70,6 +72,7 @@ def test_a_forged_check_run_id_never_reaches_the_outputs(
     assert any("check-run-id is empty" in w for w in warnings_of(result.stdout))
 
 
+@pytest.mark.slow
 def test_a_real_answer_is_passed_through(
     tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
 ) -> None:

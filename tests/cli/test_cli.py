@@ -73,6 +73,7 @@ def script_grader(project: Project, name: str, source: str, timeout: int | None 
 # --- the demo -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> None:
     out = tmp_path / "regraded.json"
     summary = tmp_path / "summary.md"
@@ -119,8 +120,9 @@ def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> No
     run = regraded["tasks"][0]["runs"][1]
     assert run["validations"]["changelog_entry"]["type"] == "program"  # absent before: run now
     assert run["validations"]["tone"]["feedback"] == "Clear, slightly terse."
-    first, kinds, row = result.stderr.splitlines()[:3]
+    first, why, kinds, row = result.stderr.splitlines()[:4]
     assert first.startswith("waza-ci: FAILED: 2 tasks · 4 runs (2 failed) · 1 failing grader")
+    assert why == "  why: 1 task did not pass (1 failing grader)"
     assert kinds == (
         "  verdicts re-graded: 4 behavior, 2 expected, 2 file, 14 program, 2 text"
         " · kept from the results file: 2 prompt"
@@ -141,6 +143,7 @@ def test_demo_fails_on_its_one_failing_grader_and_says_why(tmp_path: Path) -> No
     }
 
 
+@pytest.mark.slow
 def test_in_github_actions_the_summary_links_each_grader_to_its_yaml_line(
     project: Project, grade_project: Any
 ) -> None:
@@ -186,6 +189,7 @@ def _stderr_on_a_terminal(project: Project, env: dict[str, str]) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_colour_only_on_a_terminal_and_never_with_no_color(project: Project) -> None:
     project.write_eval(script_grader(project, "bad", "import sys\nsys.exit('nope')\n"))
     project.write_task("t1")
@@ -195,6 +199,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(project: Project) -> 
     assert "FAILED" in plain and "\x1b[" not in plain
 
 
+@pytest.mark.slow
 def test_report_json_cannot_clash_with_the_summary_or_a_results_file(
     project: Project, grade_project: Any
 ) -> None:
@@ -212,6 +217,7 @@ def test_report_json_cannot_clash_with_the_summary_or_a_results_file(
 # --- what a grader receives ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_grader_gets_stdin_env_cwd_and_private_context(
     project: Project, grade_project: Any
 ) -> None:
@@ -245,6 +251,7 @@ def test_grader_gets_stdin_env_cwd_and_private_context(
     assert not Path(seen["context_path"]).parent.exists(), "context directory must be deleted"
 
 
+@pytest.mark.slow
 def test_context_fields_follow_the_reference(project: Project, grade_project: Any) -> None:
     record = project.root / "record.jsonl"
     project.write_eval(recorder_grader(project, "recorder", record))
@@ -332,6 +339,7 @@ def test_context_fields_follow_the_reference(project: Project, grade_project: An
     }
 
 
+@pytest.mark.slow
 def test_verdicts_have_waza_shape_and_feedback(project: Project, grade_project: Any) -> None:
     ok = script_grader(project, "ok", "print('  all good  ')\n")
     quiet = script_grader(project, "quiet", "pass\n")
@@ -378,6 +386,7 @@ TAMPER = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", sorted(TAMPER))
 def test_tampering_with_the_context_fails_with_exit_3(
     how: str, project: Project, grade_project: Any, tmp_path: Path
@@ -435,6 +444,7 @@ needs_a_lock = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @needs_a_lock
 def test_context_write_failure_names_the_path(
     project: Project, grade_project: Any, tmp_path: Path
@@ -454,6 +464,7 @@ def test_context_write_failure_names_the_path(
     assert not (project.root / "ran").exists(), "the grader must not run without its context"
 
 
+@pytest.mark.slow
 @needs_a_lock
 def test_context_removal_failure_names_the_path(
     project: Project, grade_project: Any, tmp_path: Path
@@ -483,6 +494,7 @@ def test_context_removal_failure_names_the_path(
 # --- processes: timeouts, leftovers, output caps --------------------------------------------
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_group_even_when_a_grandchild_holds_the_pipes(
     project: Project, grade_project: Any
 ) -> None:
@@ -506,6 +518,7 @@ def test_timeout_kills_the_group_even_when_a_grandchild_holds_the_pipes(
     assert not _alive(pid), "the grandchild must be killed with the group"
 
 
+@pytest.mark.slow
 def test_waza_yaml_program_timeout_applies(project: Project, grade_project: Any) -> None:
     (project.root / ".waza.yaml").write_text("graders:\n  programTimeout: 1\n")
     project.write_eval(script_grader(project, "slow", "import time\ntime.sleep(30)\n"))
@@ -519,6 +532,7 @@ def test_waza_yaml_program_timeout_applies(project: Project, grade_project: Any)
     assert f"timed out after 1 s (limit from graders.programTimeout in {where})" in result.stderr
 
 
+@pytest.mark.slow
 def test_huge_output_keeps_its_end_and_says_what_was_cut(
     project: Project, grade_project: Any
 ) -> None:
@@ -567,6 +581,7 @@ def _pass_fail_project(project: Project) -> None:
     project.write_results(make_results({"t1": [make_run()]}))
 
 
+@pytest.mark.slow
 def test_failing_grader_exits_1_and_fail_on_errors_exits_0(
     project: Project, grade_project: Any
 ) -> None:
@@ -575,6 +590,7 @@ def test_failing_grader_exits_1_and_fail_on_errors_exits_0(
     assert grade_project("--fail-on", "errors").code == 0
 
 
+@pytest.mark.slow
 def test_grader_error_wins_over_failure_even_with_fail_on_errors(
     project: Project, grade_project: Any
 ) -> None:
@@ -592,6 +608,7 @@ def test_grader_error_wins_over_failure_even_with_fail_on_errors(
     )
 
 
+@pytest.mark.slow
 def test_errored_runs_are_not_graded_and_fail(project: Project, grade_project: Any) -> None:
     record = project.root / "record.jsonl"
     project.write_eval(recorder_grader(project, "recorder", record))
@@ -608,6 +625,7 @@ def test_errored_runs_are_not_graded_and_fail(project: Project, grade_project: A
     assert "agent crashed" in result.stderr
 
 
+@pytest.mark.slow
 def test_kept_verdicts_count_and_verdicts_outside_the_spec_drop(
     project: Project, grade_project: Any
 ) -> None:
@@ -658,6 +676,7 @@ def test_kept_verdicts_count_and_verdicts_outside_the_spec_drop(
     assert "(kept)" in result.stderr
 
 
+@pytest.mark.slow
 def test_task_level_grader_replaces_a_global_one_with_the_same_name(
     project: Project, grade_project: Any
 ) -> None:
@@ -673,6 +692,7 @@ def test_task_level_grader_replaces_a_global_one_with_the_same_name(
     assert result.code == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_disabled_tasks_and_missing_tasks_are_skipped(project: Project, grade_project: Any) -> None:
     record = project.root / "record.jsonl"
     project.write_eval(recorder_grader(project, "recorder", record))
@@ -687,6 +707,7 @@ def test_disabled_tasks_and_missing_tasks_are_skipped(project: Project, grade_pr
     assert len(read_records(record)) == 1
 
 
+@pytest.mark.slow
 def test_nothing_to_grade_is_exit_2(project: Project, grade_project: Any) -> None:
     project.write_eval(script_grader(project, "passes", "print('fine')\n"))
     project.write_task("t1")
@@ -696,6 +717,7 @@ def test_nothing_to_grade_is_exit_2(project: Project, grade_project: Any) -> Non
     assert "no tasks were graded" in result.stderr
 
 
+@pytest.mark.slow
 def test_output_is_identical_whatever_jobs_is(project: Project, grade_project: Any) -> None:
     graders = "".join(
         script_grader(
@@ -736,6 +758,7 @@ def _strip_durations(path: Path) -> Any:
     return doc
 
 
+@pytest.mark.slow
 def test_several_results_files_key_tasks_by_file(project: Project, grade_project: Any) -> None:
     project.write_eval(script_grader(project, "passes", "print('fine')\n"))
     project.write_task("t1")
@@ -767,7 +790,11 @@ BAD_INPUTS = {
     "bad yaml": ("eval", "name: x\ntasks: [\n", "invalid YAML"),
     "missing results": ("results", None, "results file not found"),
     "bad json": ("results", '{"tasks": [', "invalid JSON"),
-    "schema major 2": ("results", '{"schemaVersion": "2.0", "tasks": []}', "results files are"),
+    "schema major 2": (
+        "results",
+        '{"schemaVersion": "2.0", "tasks": []}',
+        'but this waza supports schema major 1 (current schemaVersion 1.5); run "waza migrate',
+    ),
     "wrong type": ("results", '{"tasks": [{"test_id": 3}]}', "$.tasks[0].test_id: want a string"),
     "task snapshot": ("results", '{"kind": "task-snapshot"}', "this is a waza task snapshot"),
     "dashboard export": ("results", '{"passCount": 1, "tasks": []}', "a waza dashboard export"),
@@ -779,6 +806,7 @@ BAD_INPUTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS))
 def test_bad_files_exit_2_with_one_line(case: str, project: Project, grade_project: Any) -> None:
     which, content, expected = BAD_INPUTS[case]
@@ -805,6 +833,7 @@ def _assert_usage_error(grade_project: Any, project: Project, expected: str, whe
     assert not out.exists() and not summary.exists()
 
 
+@pytest.mark.slow
 def test_unknown_config_key_names_the_yaml_line(project: Project, grade_project: Any) -> None:
     project.write_eval(
         "- type: program\n  name: g\n  config:\n    command: python3\n    shell: true\n"
@@ -816,6 +845,7 @@ def test_unknown_config_key_names_the_yaml_line(project: Project, grade_project:
     )
 
 
+@pytest.mark.slow
 def test_empty_command_names_the_grader_and_line(project: Project, grade_project: Any) -> None:
     project.write_eval("")
     project.write_task("t1", graders="- type: program\n  name: empty\n  config:\n    command: ''\n")
@@ -826,6 +856,7 @@ def test_empty_command_names_the_grader_and_line(project: Project, grade_project
     )
 
 
+@pytest.mark.slow
 def test_unknown_task_is_exit_2(project: Project, grade_project: Any) -> None:
     project.write_eval(script_grader(project, "passes", "print('fine')\n"))
     project.write_task("t1")
@@ -843,6 +874,7 @@ def grade_project_with_task(grade_project: Any, task: str) -> Any:
     return run
 
 
+@pytest.mark.slow
 def test_task_missing_from_results_with_task_flag_is_exit_2(
     project: Project, grade_project: Any
 ) -> None:
@@ -858,6 +890,7 @@ def test_task_missing_from_results_with_task_flag_is_exit_2(
     )
 
 
+@pytest.mark.slow
 def test_missing_workspace_is_exit_2(project: Project, grade_project: Any) -> None:
     project.write_eval(script_grader(project, "passes", "print('fine')\n"))
     project.write_task("t1")
@@ -869,6 +902,7 @@ def test_missing_workspace_is_exit_2(project: Project, grade_project: Any) -> No
 # --- real waza sample files (../shared/waza-samples: a failure in CI, a skip in a plain clone) --
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", shared_files("waza-samples", "**/*.json"))
 def test_every_waza_sample_regrades(sample: Path | None, project: Project) -> None:
     require_shared("waza-samples")
@@ -901,6 +935,7 @@ def test_every_waza_sample_regrades(sample: Path | None, project: Project) -> No
     assert regraded["summary"]["total_tests"] == len(doc["tasks"])
 
 
+@pytest.mark.slow
 def test_context_file_mode_survives_a_hostile_umask(project: Project, tmp_path: Path) -> None:
     record = project.root / "record.jsonl"
     project.write_eval(recorder_grader(project, "recorder", record))
@@ -920,6 +955,7 @@ def test_context_file_mode_survives_a_hostile_umask(project: Project, tmp_path: 
 # --- found in review: processes that escape, signals, output safety, tolerant input ----------
 
 
+@pytest.mark.slow
 def test_a_child_that_escaped_with_setsid_is_killed_after_grading(
     project: Project, grade_project: Any
 ) -> None:
@@ -944,6 +980,7 @@ def test_a_child_that_escaped_with_setsid_is_killed_after_grading(
     assert not _alive(pid), "an escaped grader child must not outlive waza-ci"
 
 
+@pytest.mark.slow
 def test_sigterm_kills_graders_removes_context_dirs_and_writes_nothing(
     project: Project, tmp_path: Path
 ) -> None:
@@ -982,6 +1019,7 @@ def test_sigterm_kills_graders_removes_context_dirs_and_writes_nothing(
     assert not _alive(int(pid_file.read_text()))
 
 
+@pytest.mark.slow
 def test_output_folder_names_stay_inside_it_and_never_overwrite_an_input(
     project: Project,
 ) -> None:
@@ -1016,6 +1054,7 @@ def test_output_folder_names_stay_inside_it_and_never_overwrite_an_input(
     assert set(result.json()["tasks"]) == {"results.json:t1", "x/results.json:t1"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -1040,6 +1079,7 @@ def test_clashing_output_paths_are_usage_errors_before_grading(
     assert project.results_path.read_text() == before
 
 
+@pytest.mark.slow
 def test_output_must_be_a_folder_is_found_before_grading(
     project: Project, grade_project: Any
 ) -> None:
@@ -1067,6 +1107,7 @@ def test_output_must_be_a_folder_is_found_before_grading(
     assert not record.exists()
 
 
+@pytest.mark.slow
 def test_results_are_read_as_go_reads_them(project: Project, grade_project: Any) -> None:
     record = project.root / "record.jsonl"
     project.write_eval(recorder_grader(project, "recorder", record))
@@ -1082,6 +1123,7 @@ def test_results_are_read_as_go_reads_them(project: Project, grade_project: Any)
     assert "\ufffd" in out.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -1101,6 +1143,7 @@ def test_values_go_would_refuse_are_input_errors(
     _assert_usage_error(grade_project, project, message, str(project.results_path))
 
 
+@pytest.mark.slow
 def test_outcome_keys_are_sorted_and_kept_verdicts_keyed_by_their_name(
     project: Project, grade_project: Any
 ) -> None:
@@ -1128,6 +1171,7 @@ def test_outcome_keys_are_sorted_and_kept_verdicts_keyed_by_their_name(
     assert set(outcome["tasks"]["zeta"]["grader_averages"]) == {"judge", "passes"}
 
 
+@pytest.mark.slow
 def test_regraded_summary_drops_stale_statistics(project: Project, grade_project: Any) -> None:
     project.write_eval(script_grader(project, "fails", "import sys\nsys.exit(1)\n"))
     project.write_task("t1")
@@ -1151,6 +1195,7 @@ def test_usage_errors_are_one_line(project: Project) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_lone_surrogates_in_yaml_become_replacement_characters(
     project: Project, grade_project: Any
 ) -> None:
@@ -1171,6 +1216,7 @@ def test_lone_surrogates_in_yaml_become_replacement_characters(
     assert sorted(p.name for p in project.root.iterdir() if p.name.startswith(".")) == []
 
 
+@pytest.mark.slow
 def test_deeply_nested_results_are_graded(project: Project, grade_project: Any) -> None:
     project.write_eval(script_grader(project, "passes", "print('fine')\n"))
     project.write_task("t1")

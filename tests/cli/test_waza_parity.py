@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.conftest import Project, make_results, make_run
 
 _PASS = "import sys; sys.stdin.read(); print('fine')\n"
@@ -25,6 +27,7 @@ def _regraded(project: Project, grade_project: Any) -> tuple[Any, Any]:
     return result, json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_an_unnamed_program_grader_is_keyed_by_the_empty_name(
     project: Project, grade_project: Any
 ) -> None:
@@ -41,6 +44,7 @@ def test_an_unnamed_program_grader_is_keyed_by_the_empty_name(
     assert verdict["feedback"] == "fine" and run["status"] == "passed"
 
 
+@pytest.mark.slow
 def test_of_two_unnamed_graders_the_later_one_decides(project: Project, grade_project: Any) -> None:
     # waza keys both by "": the task's grader, graded after the global one, overwrites it.
     project.write_eval(_unnamed(project, "global.py", _FAIL))
@@ -53,6 +57,7 @@ def test_of_two_unnamed_graders_the_later_one_decides(project: Project, grade_pr
     assert run["validations"][""]["details"]["args"][0].endswith("task.py")
 
 
+@pytest.mark.slow
 def test_a_failing_unnamed_grader_is_reported_on_its_yaml_line(
     project: Project, grade_project: Any
 ) -> None:
@@ -64,6 +69,7 @@ def test_a_failing_unnamed_grader_is_reported_on_its_yaml_line(
     assert "eval.yaml:5" in result.stderr and "unwanted" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_scenario_eval_regrades_like_any_other(project: Project, grade_project: Any) -> None:
     script = project.write_grader("check.py", _PASS)
     project.eval_path.write_text(
@@ -90,6 +96,7 @@ def test_a_scenario_eval_regrades_like_any_other(project: Project, grade_project
     )
 
 
+@pytest.mark.slow
 def test_a_results_type_error_names_waza_s_type_not_a_python_class(
     project: Project, grade_project: Any
 ) -> None:

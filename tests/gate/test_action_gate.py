@@ -45,6 +45,7 @@ INPUTS = {
 }
 
 
+@pytest.mark.slow
 def test_fail_on_regressions_passes_with_old_failures_and_sets_the_outputs(
     tmp_path: Path,
     github: FakeGitHub,
@@ -76,6 +77,7 @@ def test_fail_on_regressions_passes_with_old_failures_and_sets_the_outputs(
     assert runner.run({**inputs, "max-regression-pct": "40"}).code == 0
 
 
+@pytest.mark.slow
 def test_a_regression_fails_the_step_and_the_check(
     tmp_path: Path,
     github: FakeGitHub,
@@ -97,7 +99,8 @@ def test_a_regression_fails_the_step_and_the_check(
     )
 
 
-def test_a_missing_baseline_warns_and_the_gate_says_no_baseline(
+@pytest.mark.slow
+def test_a_missing_baseline_fails_the_regressions_gate_unless_allowed(
     tmp_path: Path,
     github: FakeGitHub,
     project: Project,
@@ -105,15 +108,22 @@ def test_a_missing_baseline_warns_and_the_gate_says_no_baseline(
     write_good_project(project, {"t1": ["bad"]})
     runner = Runner(tmp_path, github, project.root)
     result = runner.run({**INPUTS, "baseline": "gone/*.json", "fail-on": "regressions"})
-    assert result.code == 0, result.log
+    assert result.code == 1, result.log  # fails closed: one wrong path must not turn it green
     assert "::warning::no baseline results file found at 'gone/*.json'" in result.stdout
-    assert result.outputs["gate"] == "no-baseline"
+    assert "allow-missing-baseline" in result.stdout  # the step names the fix
+    assert (result.outputs["gate"], result.outputs["passed"]) == ("no-baseline", "false")
     assert result.outputs["baseline-pass-rate"] == ""
     assert "no baseline" in result.summary
+    first_run = {**INPUTS, "baseline": "gone/*.json", "fail-on": "regressions"}
+    allowed = runner.run({**first_run, "allow-missing-baseline": "true"})
+    assert allowed.code == 0, allowed.log
+    assert (allowed.outputs["gate"], allowed.outputs["passed"]) == ("no-baseline", "true")
+    assert allowed.outputs["tasks-passed"] == "false"  # the task failed; the gate lets it pass
     # Today's behaviour is unchanged without `fail-on: regressions`.
     assert runner.run({**INPUTS, "baseline": "gone/*.json"}).code == 1
 
 
+@pytest.mark.slow
 def test_bad_gate_inputs_exit_2_naming_the_input(
     tmp_path: Path,
     github: FakeGitHub,
@@ -135,6 +145,7 @@ def test_bad_gate_inputs_exit_2_naming_the_input(
         assert f"input `{named}`" in result.stdout, name
 
 
+@pytest.mark.slow
 def test_the_pull_request_comment_is_posted_once_and_updated(
     tmp_path: Path,
     github: FakeGitHub,
@@ -174,6 +185,7 @@ def test_the_pull_request_comment_is_posted_once_and_updated(
     assert always.stdout.count("::notice title=waza-ci::no pull-request comment") == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "fault",
     [
@@ -211,6 +223,7 @@ def test_the_comment_never_changes_the_verdict_summary_or_outputs(
         assert len(github.comments) <= 1
 
 
+@pytest.mark.slow
 def test_hostile_names_reach_no_workflow_command_through_the_gate_and_comment(
     tmp_path: Path, github: FakeGitHub, project: Project
 ) -> None:
@@ -242,6 +255,7 @@ def test_hostile_names_reach_no_workflow_command_through_the_gate_and_comment(
     assert not any(char in body for char in ("\x1b", "\u202e", "\u2066"))
 
 
+@pytest.mark.slow
 def test_the_merge_job_gates_a_sharded_grading_against_the_baseline(
     tmp_path: Path, github: FakeGitHub, project: Project
 ) -> None:
@@ -270,6 +284,7 @@ def test_the_merge_job_gates_a_sharded_grading_against_the_baseline(
     assert "newly failing REGRESSION: b" in merged.stdout
 
 
+@pytest.mark.slow
 def test_the_pull_request_comment_says_why_a_task_fails(
     tmp_path: Path, github: FakeGitHub, project: Project
 ) -> None:

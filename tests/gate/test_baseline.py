@@ -181,6 +181,7 @@ def _baseline(project: Project, grade_project: Any, outputs: dict[str, list[str]
     return path
 
 
+@pytest.mark.slow
 def test_fail_on_regressions_passes_when_only_old_failures_remain(
     project: Project, grade_project: Any
 ) -> None:
@@ -198,6 +199,7 @@ def test_fail_on_regressions_passes_when_only_old_failures_remain(
     assert "**Regression gate: ✅ pass**" in text
 
 
+@pytest.mark.slow
 def test_fail_on_regressions_fails_on_a_newly_failing_task(
     project: Project, grade_project: Any
 ) -> None:
@@ -209,7 +211,8 @@ def test_fail_on_regressions_fails_on_a_newly_failing_task(
     assert "fixed: t2" in result.stderr
 
 
-def test_a_missing_baseline_is_a_warning_and_grading_goes_on(
+@pytest.mark.slow
+def test_a_missing_baseline_is_a_warning_grading_goes_on_and_the_gate_fails_closed(
     project: Project, grade_project: Any
 ) -> None:
     write_good_project(project, {"t1": ["bad"]})
@@ -218,11 +221,17 @@ def test_a_missing_baseline_is_a_warning_and_grading_goes_on(
     result = grade_project(
         "--baseline", str(missing), "--fail-on", "regressions", "--summary", str(summary)
     )
-    assert result.code == 0
+    assert result.code == 1
     assert "warning: no baseline results file found" in result.stderr
+    assert "--allow-missing-baseline" in result.stderr
     assert "no baseline" in summary.read_text(encoding="utf-8")
+    allowed = grade_project(
+        "--baseline", str(missing), "--fail-on", "regressions", "--allow-missing-baseline"
+    )
+    assert allowed.code == 0, allowed.stderr
 
 
+@pytest.mark.slow
 def test_a_malformed_baseline_is_exit_2_naming_the_file(
     project: Project, grade_project: Any
 ) -> None:
@@ -234,6 +243,7 @@ def test_a_malformed_baseline_is_exit_2_naming_the_file(
     assert "baseline.json" in result.stderr and result.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_min_task_pass_rate_and_flaky_tasks(project: Project, grade_project: Any) -> None:
     write_good_project(project, {"t1": ["good", "good", "bad"]})
     summary = project.root / "summary.md"
@@ -246,6 +256,7 @@ def test_min_task_pass_rate_and_flaky_tasks(project: Project, grade_project: Any
     assert grade_project("--min-task-pass-rate", "1.5").code == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "flags",
     [["--on-new-tasks", "sometimes"], ["--max-regression-pct", "-2"], ["--golden-must-pass=x"]],
@@ -259,6 +270,7 @@ def test_bad_gate_flags_on_grade_are_exit_2(
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_golden_flag_from_the_results_file_reaches_the_gate(
     project: Project, grade_project: Any
 ) -> None:
@@ -276,6 +288,7 @@ def test_golden_flag_from_the_results_file_reaches_the_gate(
     assert relaxed.code == 0
 
 
+@pytest.mark.slow
 def test_task_filter_applies_to_the_baseline_too(project: Project, grade_project: Any) -> None:
     baseline = _baseline(project, grade_project, {"t1": ["good"], "t2": ["good"]})
     write_good_project(project, {"t1": ["good"], "t2": ["bad"]})
@@ -286,6 +299,7 @@ def test_task_filter_applies_to_the_baseline_too(project: Project, grade_project
     assert "0 new, 0 removed; waza gate: pass" in result.stderr
 
 
+@pytest.mark.slow
 def test_baseline_is_refused_with_a_shard(
     project: Project, grade_project: Any, tmp_path: Path
 ) -> None:

@@ -26,7 +26,8 @@ from waza_ci.gate.waza_gate import (
     TaskPolicy,
     evaluate_gate,
 )
-from waza_ci.report.gate import code_span, render_gate_markdown
+from waza_ci.report.gate import render_gate_markdown
+from waza_ci.report.md import JOB_SUMMARY, code
 
 
 def outcome(success_rate: float, *tasks: dict[str, Any]) -> dict[str, Any]:
@@ -354,9 +355,10 @@ def test_untrusted_task_ids_cannot_break_markdown_or_workflow_commands(tmp_path:
     )
     row = next(line for line in markdown.splitlines() if line.startswith("| ``x"))
     assert row.count(" | ") == 1  # the | inside the id is escaped, not a cell border
-    assert code_span("a`b") == "``a`b``"
+    assert code("a`b", JOB_SUMMARY) == "``a`b``"
 
 
+@pytest.mark.slow
 def test_the_gate_subcommand_exits_like_waza_gate_from_a_real_process(tmp_path: Path) -> None:
     base = write(tmp_path, "b.json", outcome(0.95, task("t1")))
     curr = write(tmp_path, "c.json", outcome(0.80, task("t1", "failed")))
@@ -369,6 +371,7 @@ def test_the_gate_subcommand_exits_like_waza_gate_from_a_real_process(tmp_path: 
     assert "gate" in run_cli_process(["--help"], cwd=ROOT).stdout
 
 
+@pytest.mark.slow
 def test_golden_field_round_trips_through_a_regraded_file(tmp_path: Path) -> None:
     # waza's TestGoldenYAMLFieldRoundtrip, for waza-ci: `golden: true` in a results file
     # survives `waza-ci grade --output` and the gate reads it from there.

@@ -21,13 +21,7 @@ from tests.fake_github import (
 )
 from tests.github.conftest import REPOSITORY, TOKEN, FakeTime, MakeClient
 from waza_ci import __version__
-from waza_ci.github.check_limits import (
-    MAX_ANNOTATION_MESSAGE_BYTES,
-    MAX_SUMMARY_BYTES,
-    annotation_body,
-    cut_middle_bytes,
-    escape_non_bmp,
-)
+from waza_ci.github.check_limits import annotation_body
 from waza_ci.github.checks import (
     CheckRunClient,
     CheckRunRequest,
@@ -35,7 +29,9 @@ from waza_ci.github.checks import (
     GitHubApiError,
     GitHubError,
 )
+from waza_ci.report._text import head_tail, readable_bmp
 from waza_ci.report.annotations import Annotation
+from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, CHECK_OUTPUT_BYTES
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 CREATE_PATH = f"/repos/{REPOSITORY}/check-runs"
@@ -186,28 +182,29 @@ def test_annotation_texts_are_cut_to_githubs_limits(
     first, emoji, dotted, no_path = sent
     assert len(first["title"]) == 255 and first["title"].endswith("…")
     message_bytes = first["message"].encode("utf-8")
-    assert len(message_bytes) <= MAX_ANNOTATION_MESSAGE_BYTES
+    assert len(message_bytes) <= ANNOTATION_MESSAGE_BYTES
     assert first["message"].startswith(head) and first["message"].endswith(tail)
-    assert "cut to fit GitHub's limit of 64,000 bytes" in first["message"]
+    # One cut (report/_text.py's head_tail), whose marker counts what was left out.
+    assert "… 1 lines cut (" in first["message"]
     assert emoji["title"] == "smile U+1F600 please"
     assert emoji["message"] == "done U+1F389 ok"
     assert (emoji["path"], emoji["start_line"], emoji["end_line"]) == ("tasks/b.yaml", 1, 1)
     assert (dotted["path"], dotted["start_line"]) == ("tasks/c.yaml", 1)
     assert "title" not in dotted and dotted["message"]  # GitHub requires a non-empty message
     assert no_path["path"] == ".github"
-    assert len(no_path["message"].encode("utf-8")) <= MAX_ANNOTATION_MESSAGE_BYTES
+    assert len(no_path["message"].encode("utf-8")) <= ANNOTATION_MESSAGE_BYTES
     # The fake refuses what GitHub refuses (BMP, 64 KB, 255 chars): the run exists, all 4 on it.
     assert len(github.check_runs[0]["annotations"]) == 4
 
 
 def test_cutting_is_deterministic_and_keeps_utf8_whole() -> None:
     text = "\u00df" * 50_000 + "tail"  # 100,004 bytes: the cut points fall inside 2-byte characters
-    once, twice = cut_middle_bytes(text, 64_001), cut_middle_bytes(text, 64_001)
+    once, twice = head_tail(text, 64_001), head_tail(text, 64_001)
     assert once == twice
     assert len(once.encode("utf-8")) <= 64_001
     assert once.endswith("tail") and "\ufffd" not in once
-    assert cut_middle_bytes("short", 10) == "short"
-    assert escape_non_bmp("a\U0010ffffb\uffff") == "aU+10FFFFb\uffff"
+    assert head_tail("short", 10) == "short"
+    assert readable_bmp("a\U0010ffffb\uffff") == "aU+10FFFFb\uffff"
 
 
 def test_an_oversized_summary_is_cut_with_a_note(
@@ -216,7 +213,7 @@ def test_an_oversized_summary_is_cut_with_a_note(
     client.publish(make_request(summary="## big\n" + "ü" * 40_000))  # 80,008 bytes
 
     summary = github.requests[0].body["output"]["summary"]
-    assert len(summary.encode("utf-8")) <= MAX_SUMMARY_BYTES
+    assert len(summary.encode("utf-8")) <= CHECK_OUTPUT_BYTES
     assert summary.startswith("## big\n")
     assert "exceeded GitHub's limit of 65,535 bytes" in summary
     assert len(github.check_runs) == 1
@@ -556,6 +553,7 @@ def test_bad_client_settings_are_refused(api_url: str, repository: str) -> None:
 # --- the fake from another process -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_fake_runs_as_a_script_and_is_driven_over_http(
     tmp_path: Path, fake_time: FakeTime
 ) -> None:

@@ -19,8 +19,8 @@ from waza_ci.github.comments import (
 from waza_ci.github.http import GitHubHttp
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import CommentMode
-from waza_ci.report.build import build_report
 from waza_ci.report.comment import render_comment
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.waza.scoring import (
     STATUS_FAILED,
     STATUS_PASSED,
@@ -282,6 +282,7 @@ def test_a_duplicate_already_deleted_by_a_concurrent_run_is_no_error(
     github.take_invalid_requests()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "fault",
     [
@@ -307,10 +308,7 @@ def test_any_unexpected_answer_is_one_warning_and_never_a_duplicate(
     result = publish_comment(
         CommentMode.ALWAYS,
         _context(http),
-        summary=_summary(False),
-        report=build_report(_summary(False)),
-        comparison=None,
-        baseline_note=None,
+        evaluation=Evaluation.build(_summary(False)),
         notice=notices.append,
         warn=warnings.append,
         log=notices.append,
@@ -362,10 +360,7 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
         publish_comment(
             mode,
             _context(http, event_name),
-            summary=summary,
-            report=build_report(summary),
-            comparison=None,
-            baseline_note=None,
+            evaluation=Evaluation.build(summary),
             notice=notices.append,
             warn=warnings.append,
             log=logged.append,
@@ -377,7 +372,7 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
     run(CommentMode.ON_CHANGE, _summary(True))  # existing one brought up to date
     (comment,) = github.comments
     lines = str(comment["body"]).splitlines()
-    assert "✅" in lines[1] and lines[3] == "**✅ Passed**"  # no baseline asked for
+    assert "✅" in lines[1] and lines[3].startswith("**✅ Passed** · 1 task")  # no baseline
     run(CommentMode.ON_CHANGE, _summary(True), event_name="push")  # no PR: the log only
     assert logged == ["no pull-request comment: this is not a pull_request event"]
     assert not notices
@@ -391,6 +386,7 @@ def test_the_step_posts_once_and_the_403_fallback_is_one_notice(
     assert len(github.comments) == 1 and len(notices) == 2 and len(logged) == 1
 
 
+@pytest.mark.slow
 def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
     tasks = tuple(
         TaskGrade(
@@ -408,10 +404,7 @@ def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
     text = render_comment(
         MARKER,
         check_name="waza program graders",
-        summary=summary,
-        report=build_report(summary),
-        comparison=comparison,
-        baseline_note=None,
+        evaluation=Evaluation.build(summary, comparison=comparison),
         check_url="https://github.example/o/r/runs/1",
         summary_url="https://github.example/o/r/actions/runs/2",
     )

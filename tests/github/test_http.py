@@ -11,6 +11,7 @@ from tests.github.conftest import TOKEN, FakeTime
 from waza_ci.github.http import AccessRefused, DeadlineExceeded, GitHubApiError, GitHubHttp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["GET", "POST"])
 def test_an_api_that_accepts_and_never_answers_is_given_up_at_the_deadline(method: str) -> None:
     with SilentServer() as silent, GitHubHttp(silent.url, TOKEN, deadline_s=1.5) as http:
@@ -23,6 +24,7 @@ def test_an_api_that_accepts_and_never_answers_is_given_up_at_the_deadline(metho
     assert TOKEN not in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_body_that_trickles_in_is_abandoned_at_the_deadline() -> None:
     with (
         SilentServer(trickle_s=0.2) as trickling,
@@ -62,6 +64,7 @@ def test_the_deadline_counts_from_the_start_of_the_session(fake_time: FakeTime) 
     assert len(github.requests) == 1, "nothing is sent once the deadline has passed"
 
 
+@pytest.mark.slow
 def test_answers_are_decoded_json_of_any_shape_and_refusals_are_typed() -> None:
     with FakeGitHub(token=TOKEN) as github, GitHubHttp(github.url, TOKEN) as http:
         github.add_fault(Fault("GET", status=200, body=[1, 2]))

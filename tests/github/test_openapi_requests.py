@@ -205,7 +205,7 @@ def test_a_product_that_sends_51_annotations_fails_its_test(
     description: RestDescription, monkeypatch: pytest.MonkeyPatch, fake_time: FakeTime
 ) -> None:
     """A product bug (batches of 51) is refused as GitHub would, and fails the test using it."""
-    monkeypatch.setattr(checks, "MAX_ANNOTATIONS_PER_REQUEST", 51)
+    monkeypatch.setattr(checks, "ANNOTATIONS_PER_REQUEST", 51)
     annotations = [Annotation(f"e{i}.yaml", 1, "failure", "t", "m") for i in range(51)]
     request = CheckRunRequest("n", SHA, "x", "failure", "t", "s", annotations)
     with pytest.raises(AssertionError, match="maxItems"), FakeGitHub(token=TOKEN) as fake:

@@ -18,8 +18,6 @@ from waza_ci.github.runner import (
     WorkflowCommands,
     append_summary,
     input_value,
-    is_dependabot,
-    is_fork_pull_request,
     resolve_head_sha,
     write_outputs,
 )
@@ -219,32 +217,6 @@ def test_a_missing_pr_head_names_the_event_file(tmp_path: Path) -> None:
     assert str(tmp_path / "event.json") in str(caught.value)
 
 
-# --- forks and Dependabot ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("event_name", "head_repo", "expected"),
-    [
-        ("pull_request", "octo/widgets", False),
-        ("pull_request", "someone/widgets", True),
-        ("pull_request_target", "someone/widgets", True),
-        ("pull_request", None, True),  # the fork was deleted
-        ("push", "someone/widgets", False),
-    ],
-)
-def test_fork_detection(
-    tmp_path: Path, event_name: str, head_repo: str | None, expected: bool
-) -> None:
-    env = env_with_event(tmp_path, event_name, pr_event(head_repo))
-    assert is_fork_pull_request(env) is expected
-
-
-def test_dependabot_detection(tmp_path: Path) -> None:
-    bot = env_with_event(tmp_path, "pull_request", pr_event(), GITHUB_ACTOR="dependabot[bot]")
-    person = env_with_event(tmp_path, "pull_request", pr_event(), GITHUB_ACTOR="octocat")
-    assert is_dependabot(bot) and not is_dependabot(person)
-
-
 # --- workflow commands -------------------------------------------------------------------------
 
 
@@ -287,7 +259,7 @@ def test_injected_commands_in_a_message_stay_inert() -> None:
 def test_debug_and_group() -> None:
     gha, out = commands()
     with gha.group("Grading 3 tasks"):
-        gha.debug("task a: 2 graders")
+        gha.issue("debug", "task a: 2 graders")
     assert out.getvalue() == "::group::Grading 3 tasks\n::debug::task a: 2 graders\n::endgroup::\n"
 
 

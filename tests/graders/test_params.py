@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from waza_ci.errors import InputError, Location
-from waza_ci.graders.params import decode_params, yaml12_value
+from waza_ci.graders.params import decode_params
+from waza_ci.waza.goyaml import child, go_value
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, BOOL, FLOAT, INT, STR, ListOf, Struct
-from waza_ci.waza.yaml_doc import child
 
 SHAPE = Struct(
     {"contains": ListOf(STR), "strict": BOOL, "limit": INT, "ratio": FLOAT, "schema": ANY}
@@ -94,7 +94,30 @@ def test_untyped_values_follow_yaml_1_2() -> None:
     }
 
 
-def test_yaml12_value_keeps_mapping_keys_as_text() -> None:
+def test_go_value_keeps_mapping_keys_as_text() -> None:
     node = yaml.compose("{1: x, true: y}")
     assert node is not None
-    assert yaml12_value(node) == {"1": "x", "true": "y"}
+    assert go_value(node) == {"1": "x", "true": "y"}
+
+
+def test_numbers_follow_yaml_v3_in_untyped_and_typed_fields() -> None:
+    # The config decoder had PyYAML's YAML 1.1 number rules where the argument matchers had
+    # yaml.v3's: `0o17` was a string and `1:30` was 90. One resolver (waza/goyaml.py) now.
+    decoded = _decode("config:\n  schema: {a: 0o17, b: 1:30, c: 0b101}\n  limit: 0o17\n")
+    assert decoded == {"schema": {"a": 15, "b": "1:30", "c": 5}, "limit": 15}
+    assert _error("config:\n  limit: 1:30\n").message == (
+        PREFIX + "line 1: cannot unmarshal !!str `1:30` into int"
+    )
+    # yaml.v3 names the tag it resolved: `yes` is a string to it (PyYAML said !!bool).
+    assert _error("config:\n  limit: yes\n").message == (
+        PREFIX + "line 1: cannot unmarshal !!str `yes` into int"
+    )
+
+
+def test_child_is_the_first_of_a_key_given_twice_as_yaml_v3_decodes_a_struct() -> None:
+    # The argument matchers' lookup took the last; yaml.v3 sets a struct field from the first
+    # place and reports the second, and waza's loader refuses the document anyway.
+    node = yaml.compose("{expect: first, expect: second}")
+    assert node is not None
+    found = child(node, "expect")
+    assert found is not None and found.value == "first"

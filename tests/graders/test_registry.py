@@ -4,9 +4,9 @@ keep their saved verdicts; `expected:` checks are found only among synthetic gra
 from __future__ import annotations
 
 from waza_ci.errors import Location
-from waza_ci.graders import KEPT_KINDS, KINDS, SYNTHETIC_KINDS, kind_of
+from waza_ci.graders import KINDS, SYNTHETIC_KINDS, kind_of
 from waza_ci.graders.programs.program import ProgramGrader
-from waza_ci.waza.kinds import GRADER_KINDS
+from waza_ci.waza.kinds import MODEL_KINDS, PROCESS_KINDS
 from waza_ci.waza.spec import GraderSpec, ProgramConfig
 
 WAZA_KINDS = {
@@ -27,7 +27,15 @@ WAZA_KINDS = {
 
 
 def test_waza_s_kinds_are_the_thirteen_of_its_factory() -> None:
-    assert GRADER_KINDS == WAZA_KINDS
+    # Each is graded again here or, needing a model, keeps its saved verdict.
+    assert set(KINDS) | MODEL_KINDS == WAZA_KINDS
+
+
+def test_the_kinds_that_start_a_process_are_the_ones_waza_kinds_names() -> None:
+    # waza/kinds.py answers by name (saved verdicts, shard weights, the report); each kind
+    # knows it of itself (the grading plan): the two must agree.
+    assert {name for name, kind in KINDS.items() if not kind.in_process} == PROCESS_KINDS
+    assert all(kind.in_process for kind in SYNTHETIC_KINDS.values())
 
 
 def _grader(kind: str, *, synthetic: bool = False) -> GraderSpec:
@@ -40,8 +48,8 @@ def test_program_is_run_again_by_the_program_kind() -> None:
 
 
 def test_every_kind_of_waza_but_the_llm_judge_is_run_again() -> None:
-    assert set(KINDS) == WAZA_KINDS - KEPT_KINDS
-    assert {"prompt"} == KEPT_KINDS
+    assert set(KINDS) == WAZA_KINDS - MODEL_KINDS
+    assert {"prompt"} == MODEL_KINDS
 
 
 def test_a_kind_that_needs_a_model_or_is_unknown_is_not_run_again() -> None:

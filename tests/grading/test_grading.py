@@ -76,6 +76,7 @@ def test_each_run_is_serialized_once_and_dropped_after_its_last_grader(
     assert list((tmp_path / "ctx").iterdir()) == [], "every context directory was removed"
 
 
+@pytest.mark.slow
 def test_results_come_back_in_plan_order_whatever_the_jobs(
     project: Project, tmp_path: Path
 ) -> None:
@@ -119,6 +120,7 @@ def _open_descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux /proc")
 def test_pool_bookkeeping_is_constant_per_execution_and_leaves_no_descriptor(
     project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

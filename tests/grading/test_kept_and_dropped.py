@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import Project, make_results, make_run, run_cli_process
 
 
@@ -43,6 +45,7 @@ def _project(project: Project, runs: list[dict[str, Any]]) -> None:
     project.write_results(make_results({"t1": runs}))
 
 
+@pytest.mark.slow
 def test_an_errored_run_keeps_its_completed_verdicts_as_evidence_only(project: Project) -> None:
     errored = make_run(2, status="error", error_msg="grader timed out")
     errored["validations"] = {"ok": _saved("ok", "program", True)}
@@ -56,6 +59,7 @@ def test_an_errored_run_keeps_its_completed_verdicts_as_evidence_only(project: P
     assert out["tasks"][0]["status"] == "failed" and code == 1  # the errored run still fails
 
 
+@pytest.mark.slow
 def test_a_judge_is_kept_and_a_grader_outside_the_spec_is_dropped(project: Project) -> None:
     run = make_run(1)
     run["validations"] = {
@@ -77,6 +81,7 @@ def test_a_judge_is_kept_and_a_grader_outside_the_spec_is_dropped(project: Proje
     assert rows["judge"]["regraded"] is False and rows["ok"]["regraded"] is True
 
 
+@pytest.mark.slow
 def test_a_judge_without_a_saved_verdict_is_not_graded_and_fails(project: Project) -> None:
     _project(project, [make_run(1)])
     code, out, report = _grade(project)
@@ -86,6 +91,7 @@ def test_a_judge_without_a_saved_verdict_is_not_graded_and_fails(project: Projec
     assert rows["judge"]["status"] == "failed" and rows["judge"]["graded"] is False
 
 
+@pytest.mark.slow
 def test_a_verdict_that_flips_is_reported_saved_and_now(project: Project, tmp_path: Path) -> None:
     run = make_run(1)
     run["validations"] = {"ok": _saved("ok", "program", False)}  # failed when it was saved

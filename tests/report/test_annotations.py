@@ -10,14 +10,9 @@ import pytest
 from tests.report import factories
 from waza_ci.errors import Location
 from waza_ci.report._text import utf8_len
-from waza_ci.report.annotations import (
-    MESSAGE_MAX_BYTES,
-    TITLE_MAX_CHARS,
-    Annotation,
-    build_annotations,
-    repo_relative_path,
-)
+from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.build import build_report
+from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, ANNOTATION_TITLE_CHARS
 from waza_ci.waza.scoring import GradeSummary
 
 REPO = factories.REPO
@@ -127,7 +122,7 @@ def test_hostile_names_stay_one_line_and_nothing_is_inserted() -> None:
     assert annotations
     for annotation in annotations:
         assert "\n" not in annotation.title and "\r" not in annotation.title
-        assert len(annotation.title) <= TITLE_MAX_CHARS
+        assert len(annotation.title) <= ANNOTATION_TITLE_CHARS
         assert "\x00" not in annotation.message
         assert "\u200d" not in annotation.title + annotation.message
     assert "@octocat" in annotations[-1].title  # plain text: shown as written, never rendered
@@ -151,16 +146,17 @@ def test_long_texts_keep_head_and_tail_within_the_limits() -> None:
     first = _build(replace(summary, tasks=(long_task,)))
     assert first == _build(replace(summary, tasks=(long_task,)))
     (annotation,) = first
-    assert len(annotation.title) <= TITLE_MAX_CHARS
+    assert len(annotation.title) <= ANNOTATION_TITLE_CHARS
     assert annotation.title.startswith("grader-éé")
-    assert utf8_len(annotation.message) <= MESSAGE_MAX_BYTES
-    assert utf8_len(annotation.message) > MESSAGE_MAX_BYTES - 200
+    assert utf8_len(annotation.message) <= ANNOTATION_MESSAGE_BYTES
+    assert utf8_len(annotation.message) > ANNOTATION_MESSAGE_BYTES - 200
     assert "\ufffd" not in annotation.message
     assert re.search(r"\n… [\d,]+ lines cut \([\d,]+ bytes\) …\n", annotation.message)
     assert annotation.message.startswith("Reason: ")
     assert annotation.message.endswith("end 3\n(exit status 1)")
 
 
+@pytest.mark.slow
 def test_huge_summary_is_deterministic_and_bounded() -> None:
     summary = factories.huge_summary(tasks=300)
     annotations = _build(summary)
@@ -171,7 +167,7 @@ def test_huge_summary_is_deterministic_and_bounded() -> None:
         "tests_pass errors on every task (300)",
         "compiles fails on every task (300)",
     ]
-    assert all(utf8_len(a.message) <= MESSAGE_MAX_BYTES for a in annotations)
+    assert all(utf8_len(a.message) <= ANNOTATION_MESSAGE_BYTES for a in annotations)
     assert "- … and 250 more (see the job summary)" in annotations[0].message
 
 

@@ -3,9 +3,11 @@ graders, linked to their YAML lines, with the report's one-line reason; it fits 
 
 from __future__ import annotations
 
+import pytest
+
 from waza_ci.errors import Location
-from waza_ci.report.build import build_report
 from waza_ci.report.comment import render_comment
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.model import SourceLinks
 from waza_ci.waza.scoring import (
     STATUS_FAILED,
@@ -37,10 +39,7 @@ def _comment(*tasks: TaskGrade) -> str:
     return render_comment(
         MARKER,
         check_name="waza",
-        summary=summary,
-        report=build_report(summary, links=LINKS),
-        comparison=None,
-        baseline_note=None,
+        evaluation=Evaluation.build(summary, links=LINKS),
         check_url=None,
         summary_url=SUMMARY_URL,
     )
@@ -54,6 +53,7 @@ def test_without_a_baseline_each_failing_task_says_why() -> None:
     assert "t-ok" not in body
 
 
+@pytest.mark.slow
 def test_many_failing_rows_fit_and_the_rest_is_counted() -> None:
     tasks = [_task(f"task-{i:05d}", "x" * 500 + f"\nAssertionError: {i}") for i in range(3000)]
     body = _comment(*tasks)

@@ -13,9 +13,8 @@ import pytest
 from tests.report import factories
 from waza_ci.report._text import head_tail
 from waza_ci.report.build import build_report
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    CHECK_SUMMARY_LIMIT,
-    JOB_SUMMARY_LIMIT,
     render_check_summary,
     render_check_text,
     render_markdown,
@@ -51,7 +50,11 @@ def report_for(stderr: str) -> Report:
     return build_report(replace(summary, tasks=(task,)), repo_root=factories.REPO)
 
 
-@pytest.mark.parametrize("size", [int(1.4 * MIB), 100 * MIB], ids=["1.4MiB", "100MiB"])
+@pytest.mark.parametrize(
+    "size",
+    [int(1.4 * MIB), pytest.param(100 * MIB, marks=pytest.mark.slow)],
+    ids=["1.4MiB", "100MiB"],
+)
 def test_every_view_is_built_from_the_head_and_the_tail(size: int) -> None:
     data = printed(size)
     report = report_for(kept_text(data))
@@ -64,8 +67,8 @@ def test_every_view_is_built_from_the_head_and_the_tail(size: int) -> None:
     assert len(find_cut_lines(feedback["text"])) == 1  # the report JSON keeps what was kept
     assert feedback["text"].endswith(f"waza-ci: {NOTE}")
     for render, limit in (
-        (render_markdown, JOB_SUMMARY_LIMIT),
-        (render_check_text, CHECK_SUMMARY_LIMIT),
+        (render_markdown, JOB_SUMMARY_BYTES),
+        (render_check_text, CHECK_OUTPUT_BYTES),
     ):
         view = render(report)
         assert len(view.encode()) <= limit
@@ -73,6 +76,7 @@ def test_every_view_is_built_from_the_head_and_the_tail(size: int) -> None:
     assert LAST in render_check_summary(report)
 
 
+@pytest.mark.slow
 def test_the_marker_counts_what_the_grader_printed_not_what_was_kept() -> None:
     data = printed(100 * MIB)
     view = render_check_text(report_for(kept_text(data)))

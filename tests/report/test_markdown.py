@@ -23,9 +23,8 @@ from cmarkgfm.cmark import Options
 from tests.report import factories
 from waza_ci.report._text import utf8_len
 from waza_ci.report.build import build_report
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    CHECK_SUMMARY_LIMIT,
-    JOB_SUMMARY_LIMIT,
     MIN_LIMIT,
     check_title,
     render_check_summary,
@@ -175,11 +174,12 @@ def test_golden_report_all() -> None:
 def test_verdict_line_counts_everything() -> None:
     markdown = render_markdown(report_of(factories.error_summary()))
     verdict = markdown.split("\n\n")[1]
-    assert verdict == (
-        "**⚠️ Grader errors** · 2 tasks · 3 runs (3 failed) · 0 failing graders"
+    assert verdict.split("  \n")[0] == (
+        "**⚠️ Graders could not run** · 2 tasks · 3 runs (3 failed) · 0 failing graders"
         " · 2 grader errors · 1 clean-up error"
     )
-    assert check_title(report_of(factories.error_summary())) == verdict.split(" · ", 1)[1]
+    counts = verdict.split("  \n")[0].split(" · ", 1)[1]
+    assert check_title(report_of(factories.error_summary())) == f"Graders could not run · {counts}"
 
 
 def test_failures_table_has_a_row_per_task_and_grader_linked_to_its_yaml_line() -> None:
@@ -289,6 +289,7 @@ def test_grader_output_cannot_make_markup_and_copies_back_exactly() -> None:
     assert hostile.strip("\n") in [block.rstrip("\n") for block in blocks]
 
 
+@pytest.mark.slow
 def test_long_output_keeps_head_and_tail_with_a_cut_marker() -> None:
     lines = [f"log line {n}" for n in range(200_000)] + ["AssertionError: expected 3, got 2"]
     markdown = render_check_text(report_of(factories.one_failure_summary("\n".join(lines))))
@@ -299,15 +300,17 @@ def test_long_output_keeps_head_and_tail_with_a_cut_marker() -> None:
     assert "Trimmed to fit 65,535 bytes" in markdown
 
 
-@pytest.mark.parametrize("size", [10 * 1024, 1024 * 1024, 100 * 1024 * 1024])
+@pytest.mark.parametrize(
+    "size", [10 * 1024, 1024 * 1024, pytest.param(100 * 1024 * 1024, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize("kept", [False, True])
 def test_output_of_any_size_fits_and_uses_the_budget(size: int, kept: bool) -> None:
     line = "ok: a line of grader output 0123456789\n"
     text = line * (size // len(line)) + "AssertionError: the last line"
     report = report_of(factories.one_failure_summary(text, kept=kept))
     for render, limit in (
-        (render_markdown, JOB_SUMMARY_LIMIT),
-        (render_check_text, CHECK_SUMMARY_LIMIT),
+        (render_markdown, JOB_SUMMARY_BYTES),
+        (render_check_text, CHECK_OUTPUT_BYTES),
     ):
         markdown = render(report)
         used = utf8_len(markdown)
@@ -318,15 +321,16 @@ def test_output_of_any_size_fits_and_uses_the_budget(size: int, kept: bool) -> N
             assert " lines cut (" in markdown
         else:
             assert text in markdown  # small outputs are whole
-    assert utf8_len(render_check_summary(report)) <= CHECK_SUMMARY_LIMIT
+    assert utf8_len(render_check_summary(report)) <= CHECK_OUTPUT_BYTES
 
 
+@pytest.mark.slow
 def test_thousands_of_failures_fit_every_limit_and_stay_balanced() -> None:
     report = report_of(factories.huge_summary(tasks=2_000))
     for render, limit in (
-        (render_markdown, JOB_SUMMARY_LIMIT),
-        (render_check_summary, CHECK_SUMMARY_LIMIT),
-        (render_check_text, CHECK_SUMMARY_LIMIT),
+        (render_markdown, JOB_SUMMARY_BYTES),
+        (render_check_summary, CHECK_OUTPUT_BYTES),
+        (render_check_text, CHECK_OUTPUT_BYTES),
     ):
         markdown = render(report)
         assert utf8_len(markdown) <= limit, render.__name__
@@ -339,6 +343,7 @@ def test_thousands_of_failures_fit_every_limit_and_stay_balanced() -> None:
     assert "more failing graders, listed in the details" in summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [MIN_LIMIT, 10_000, 100_000])
 def test_any_limit_is_respected(limit: int) -> None:
     report = report_of(factories.huge_summary(tasks=200))
@@ -371,6 +376,7 @@ def test_nothing_graded() -> None:
     assert "`fix-null-check` in `results.json`: `no runs in the results file`" in markdown
 
 
+@pytest.mark.slow
 def test_output_is_deterministic() -> None:
     first = render_markdown(report_of(factories.huge_summary(tasks=50)))
     assert first == render_markdown(report_of(factories.huge_summary(tasks=50)))
@@ -383,17 +389,19 @@ def test_html_entities_in_output_stay_as_written() -> None:
     assert html.unescape("&amp;") == "&"  # the parser decoded the HTML once, as a browser does
 
 
+@pytest.mark.slow
 def test_report_all_on_thousands_of_tasks_stays_within_the_limits() -> None:
     report = report_of(factories.huge_summary(tasks=1_000))
     markdown = render_markdown(report, mode="all")
-    assert utf8_len(markdown) <= JOB_SUMMARY_LIMIT
+    assert utf8_len(markdown) <= JOB_SUMMARY_BYTES
     assert "_… 1,700 more rows in the report JSON._" in markdown or re.search(
         r"_… [\d,]+ more rows in the report JSON\._", markdown
     )
     assert "### Details" in markdown  # the listing does not crowd out the details
-    assert utf8_len(render_check_summary(report, mode="all")) <= CHECK_SUMMARY_LIMIT
+    assert utf8_len(render_check_summary(report, mode="all")) <= CHECK_OUTPUT_BYTES
 
 
+@pytest.mark.slow
 def test_a_first_screen_too_big_for_the_limit_is_cut_and_closed() -> None:
     markdown = render_check_summary(
         report_of(factories.huge_summary(tasks=200)), limit_bytes=MIN_LIMIT

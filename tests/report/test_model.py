@@ -61,7 +61,7 @@ def test_format_duration() -> None:
 
 def test_counts_split_grader_and_cleanup_errors() -> None:
     report = build_report(factories.error_summary(), repo_root=REPO)
-    assert report.verdict == "errors"
+    assert report.verdict == "setup"  # one of the errors is a command that is not installed
     assert (report.counts.grader_errors, report.counts.cleanup_errors) == (2, 1)
     assert report.counts.failures == 0  # the failing run is in an erroring row
     assert report.failed_tasks == ["fix-null-check", "rename-symbol"]
@@ -128,9 +128,3 @@ def test_json_has_every_field_a_later_step_needs() -> None:
             "reason": "no runs in the results file",
         }
     ]
-
-
-def test_extra_sections_extend_the_json() -> None:
-    report = build_report(factories.passing_summary(), repo_root=REPO)
-    extended = type(report)(**{**report.__dict__, "extra_sections": {"comparison": {"fixed": []}}})
-    assert json.loads(report_json_text(extended))["comparison"] == {"fixed": []}

@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CliResult, Project, make_results, make_run
 from waza_ci.errors import Location
 from waza_ci.report.annotations import build_annotations
@@ -36,7 +38,11 @@ def test_a_task_without_a_verdict_does_not_pass_and_says_why() -> None:
     assert task.nothing_graded and task.runs_passed == 0
     assert task.status == STATUS_PASSED  # waza's own rule, kept in the regraded file's stats
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
-    assert not summary.passed and summary.exit_code() == 1 and summary.runs_failed == 2
+    assert (
+        not summary.passed
+        and build_report(summary).decision.exit_code == 1
+        and summary.runs_failed == 2
+    )
     assert summary.outcome_json()["tasks"]["t1"]["passed"] is False
     report = build_report(summary)
     (listed,) = report.tasks
@@ -65,6 +71,7 @@ JUDGE_GRADER = "- name: says_good\n  type: prompt\n  config:\n    rubric: says g
 GradeProject = Callable[..., CliResult]
 
 
+@pytest.mark.slow
 def test_a_kept_verdict_is_graded(
     project: Project, grade_project: GradeProject, tmp_path: Path
 ) -> None:
@@ -87,6 +94,7 @@ def test_a_kept_verdict_is_graded(
     assert row["status"] == "passed" and "graded" not in row
 
 
+@pytest.mark.slow
 def test_the_command_lists_the_task_nothing_graded(
     project: Project, grade_project: GradeProject, tmp_path: Path
 ) -> None:
@@ -131,7 +139,11 @@ def test_a_judge_without_a_saved_verdict_fails_its_task_beside_regraded_verdicts
     task = _task(graders, run_1, run_2)
     assert not task.fully_graded and task.runs_passed == 1
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
-    assert not summary.passed and summary.exit_code() == 1 and summary.runs_failed == 1
+    assert (
+        not summary.passed
+        and build_report(summary).decision.exit_code == 1
+        and summary.runs_failed == 1
+    )
     report = build_report(summary)
     assert report.tasks[0].status == "failed"
     judge_row = next(row for row in report.tasks[0].graders if row.grader == "says_good")
@@ -166,6 +178,6 @@ def test_a_kept_verdict_never_hides_a_failure() -> None:
     failing_judge = _verdict("says_good", "prompt", False, regraded=False)
     task = _task(graders, RunGrade(1, STATUS_FAILED, (failing_judge,)))
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
-    assert not summary.passed and summary.exit_code() == 1
+    assert not summary.passed and build_report(summary).decision.exit_code == 1
     (row,) = build_report(summary).problems
     assert (row.grader, row.status, row.not_run) == ("says_good", "failed", "kept")

@@ -3,13 +3,15 @@ regressions first."""
 
 from __future__ import annotations
 
+import pytest
+
 from waza_ci.gate.baseline import Change, PassCount, Side, compare
 from waza_ci.report._text import utf8_len
-from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.regressions import (
     ordered_changes,
     render_check_summary_with_regressions,
-    render_summary_with_regressions,
+    render_job_summary,
 )
 from waza_ci.waza.scoring import (
     STATUS_FAILED,
@@ -30,14 +32,15 @@ def _flaky_summary(count: int, name: str = "task") -> GradeSummary:
     return GradeSummary("e", "e.yaml", ("r.json",), tasks)
 
 
+@pytest.mark.slow
 def test_both_reports_with_the_section_stay_within_their_limits() -> None:
     summary = _flaky_summary(20_000, name="x" * 40)
     sides = [Side(t.key, t.key, "", PassCount(1, 2), {}) for t in summary.tasks]
     before = [Side(s.key, s.key, "", PassCount(2, 2), {}) for s in sides]
     comparison = compare(sides, before)
-    report = build_report(summary)
-    job = render_summary_with_regressions(summary, report, comparison)
-    check = render_check_summary_with_regressions(summary, report, comparison)
+    evaluation = Evaluation.build(summary, comparison=comparison)
+    job = render_job_summary(evaluation)
+    check = render_check_summary_with_regressions(evaluation)
     assert utf8_len(job) <= 1_048_576
     assert utf8_len(check) <= 65_535
     for text in (job, check):
@@ -57,6 +60,6 @@ def test_regressions_come_first_and_names_cannot_break_the_table() -> None:
     comparison = compare(current, baseline)
     assert [t.change for t in ordered_changes(comparison)] == [Change.NEWLY_FAILING, Change.FIXED]
     empty = _flaky_summary(0)
-    text = render_summary_with_regressions(empty, build_report(empty), comparison)
+    text = render_job_summary(Evaluation.build(empty, comparison=comparison))
     row = next(line for line in text.splitlines() if "newly failing |" in line)
     assert "`a\\|b`" in row

@@ -16,9 +16,10 @@ def test_first_screen_lists_failures_with_file_line_and_reason() -> None:
     text = render_text(build_report(factories.failing_summary(), repo_root=REPO))
     lines = text.splitlines()
     assert lines[0].startswith("waza-ci: FAILED: 3 tasks · 6 runs (4 failed) · 3 failing graders")
+    assert lines[1] == "  why: 2 tasks did not pass (3 failing graders)"
     # Columns aligned: task, grader, file:line, runs; the reason last.
-    assert lines[1] == "  verdicts re-graded: 10 program · kept from the results file: 2 keyword"
-    assert lines[2:5] == [
+    assert lines[2] == "  verdicts re-graded: 10 program · kept from the results file: 2 keyword"
+    assert lines[3:6] == [
         "  failed  fix-null-check  tests_pass               evals/code-review/eval.yaml:18"
         "              1/2  FAILED tests/test_user.py::test_none - AssertionError: expected None",
         "  failed  add-logging     _output_contains (kept)  "

@@ -159,6 +159,7 @@ sys.exit(1)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "size",
     [10 * KIB, MIB, 1_468_006, 100 * MIB],
@@ -201,6 +202,7 @@ def test_output_is_returned_untrimmed_and_decoded_with_replacement() -> None:
     assert outcome.stdout_dropped_bytes == 0 and outcome.stderr_dropped_bytes == 0
 
 
+@pytest.mark.slow
 def test_each_stream_is_capped_on_its_own() -> None:
     outcome = run(
         """

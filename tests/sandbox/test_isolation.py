@@ -52,6 +52,7 @@ def run_script(tmp_path: Path, *, first_setenv: bool) -> tuple[dict[str, object]
     return json.loads(done.stdout), len(starts.read_text().splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
 def test_secrets_are_scrubbed_in_place_with_one_interpreter_start(tmp_path: Path) -> None:
     seen, starts = run_script(tmp_path, first_setenv=False)
@@ -67,6 +68,7 @@ def test_secrets_are_scrubbed_in_place_with_one_interpreter_start(tmp_path: Path
     assert not [name for name in inherited if "TOKEN" in name or "INPUT_" in name]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="the fallback needs memfd_create")
 def test_an_entry_outside_the_block_falls_back_to_re_execution(tmp_path: Path) -> None:
     seen, starts = run_script(tmp_path, first_setenv=True)

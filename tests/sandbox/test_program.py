@@ -346,6 +346,7 @@ def test_a_real_core_dump_is_reported(tmp_path: Path) -> None:
 # --- timeouts and the process group -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_group_even_when_a_grandchild_holds_the_pipes() -> None:
     started = time.monotonic()
     outcome = run(["sh", "-c", "sleep 60 & echo $!; sleep 60"], timeout_s=1.5)
@@ -357,6 +358,7 @@ def test_timeout_kills_the_group_even_when_a_grandchild_holds_the_pipes() -> Non
     assert becomes_gone(grandchild)
 
 
+@pytest.mark.slow
 def test_timeout_with_a_python_grandchild_keeps_output_written_before_it() -> None:
     outcome = run(
         python(
@@ -383,6 +385,7 @@ def test_children_left_running_after_a_clean_exit_are_killed() -> None:
     assert becomes_gone(int(outcome.stdout))
 
 
+@pytest.mark.slow
 def test_an_escaped_grandchild_holding_the_pipes_does_not_hang_us(started_pids: list[int]) -> None:
     started = time.monotonic()
     outcome = run(
@@ -405,6 +408,7 @@ def test_an_escaped_grandchild_holding_the_pipes_does_not_hang_us(started_pids: 
     assert not is_gone(escaped_pid), "the scenario needs a grandchild still holding the pipes"
 
 
+@pytest.mark.slow
 def test_an_escaped_grandchild_does_not_stretch_a_timeout(started_pids: list[int]) -> None:
     started = time.monotonic()
     outcome = run(
@@ -435,6 +439,7 @@ def test_duration_is_measured() -> None:
 # --- threads ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_many_programs_can_run_at_once_from_threads() -> None:
     reverse_and_exit = python(
         """

@@ -88,6 +88,7 @@ def dead(pid: int) -> bool:
     return not alive(pid)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
 @pytest.mark.parametrize("moment", ["importing", "grading"])
 def test_a_signal_ends_with_one_line_and_the_shell_exit_code(
@@ -118,6 +119,7 @@ def test_a_signal_ends_with_one_line_and_the_shell_exit_code(
             wait_for(partial(dead, pid), timeout=10)
 
 
+@pytest.mark.slow
 def test_graders_die_with_a_sigkilled_waza_ci(project: Project, tmp_path: Path) -> None:
     marker = tmp_path / "pids"
     temp = tmp_path / "temp"
@@ -133,6 +135,7 @@ def test_graders_die_with_a_sigkilled_waza_ci(project: Project, tmp_path: Path) 
         wait_for(partial(dead, pid), timeout=10)
 
 
+@pytest.mark.slow
 def test_a_sigkilled_waza_ci_takes_the_graders_children_too(
     project: Project, tmp_path: Path
 ) -> None:
@@ -162,6 +165,7 @@ def test_a_sigkilled_waza_ci_takes_the_graders_children_too(
     wait_for(partial(dead, child), timeout=10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", ["importing", "grading"])
 def test_the_action_ends_on_sigterm_with_one_line_and_143(
     project: Project, tmp_path: Path, moment: str

@@ -24,7 +24,8 @@ from tests.conftest import (
 from waza_ci.errors import InputError
 from waza_ci.grading.plan import plan_grading
 from waza_ci.shard.plan import Shard, assign_shards, parse_shard, select_shard
-from waza_ci.waza.results import dump_results, load_results
+from waza_ci.waza.gojson import dumps_go_json
+from waza_ci.waza.results import load_results
 from waza_ci.waza.spec import load_eval
 
 TASKS = [f"t{number:02d}" for number in range(11)]  # 11: divisible by none of 2, 3, 7
@@ -121,12 +122,12 @@ def merge(project: Project, *args: str) -> CliResult:
 def without_measured_durations(text: str) -> str:
     """The file with every grader verdict's duration_ms (a measured time) set to 0."""
     doc = json.loads(text)
-    assert dump_results(doc) == text, "not in waza's exact output format"
+    assert dumps_go_json(doc) == text, "not in waza's exact output format"
     for task in doc["tasks"]:
         for run in task.get("runs") or []:
             for verdict in (run.get("validations") or {}).values():
                 verdict["duration_ms"] = 0
-    return dump_results(doc)
+    return dumps_go_json(doc)
 
 
 def grade_in_shards(project: Project, count: int, folder: str, *extra: str) -> list[Path]:
@@ -142,6 +143,7 @@ def grade_in_shards(project: Project, count: int, folder: str, *extra: str) -> l
     return partials
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
 def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count: int) -> None:
     whole = grade(suite, "--output", "whole.json", "--summary", "whole.md")
@@ -182,6 +184,7 @@ def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count:
     assert every == sorted([t for t in TASKS if t != MISSING_FROM_RESULTS] + ["not-in-spec"])
 
 
+@pytest.mark.slow
 def test_several_results_files_and_weights_merge_identically(suite: Project) -> None:
     suite.write_results(results_doc(["t00", "t01", "t05", "t10"], "run-2"), "more.json")
     both = ["--results", str(suite.root / "more.json")]
@@ -220,12 +223,14 @@ def one_line_error(result: CliResult) -> str:
     return line
 
 
+@pytest.mark.slow
 def test_a_missing_shard_is_named(suite: Project, three: list[Path]) -> None:
     line = one_line_error(merge(suite, str(three[0]), str(three[2]), "--output", "m.json"))
     assert "shard 2/3 of results.json is missing" in line
     assert not (suite.root / "m.json").exists()
 
 
+@pytest.mark.slow
 def test_a_shard_given_twice_is_named_with_both_files(suite: Project, three: list[Path]) -> None:
     copy = suite.root / "copy.json"
     copy.write_bytes(three[1].read_bytes())
@@ -234,6 +239,7 @@ def test_a_shard_given_twice_is_named_with_both_files(suite: Project, three: lis
     assert str(three[1]) in line and str(copy) in line
 
 
+@pytest.mark.slow
 def test_partials_from_other_inputs_are_refused(suite: Project, three: list[Path]) -> None:
     suite.write_task("t01", graders_yaml(("extra", "true", [])))  # a grader changed
     other = suite.root / "other"
@@ -243,17 +249,20 @@ def test_partials_from_other_inputs_are_refused(suite: Project, three: list[Path
     assert "other inputs" in line
 
 
+@pytest.mark.slow
 def test_a_different_shard_count_is_refused(suite: Project, three: list[Path]) -> None:
     [half, _] = grade_in_shards(suite, 2, "halves")
     line = one_line_error(merge(suite, *map(str, three), str(half)))
     assert "shard 1/2 of results.json was cut into 2 shards" in line
 
 
+@pytest.mark.slow
 def test_a_plain_results_file_is_not_a_partial(suite: Project) -> None:
     line = one_line_error(merge(suite, str(suite.results_path)))
     assert f"{suite.results_path}: at $.waza_ci: not a waza-ci partial" in line
 
 
+@pytest.mark.slow
 def test_a_task_graded_by_two_shards_is_refused(suite: Project, three: list[Path]) -> None:
     first, second = (json.loads(p.read_text()) for p in three[:2])
     entry = first["waza_ci"]["tasks"][0]  # shard 2 claims to hold and grade it too
@@ -267,6 +276,7 @@ def test_a_task_graded_by_two_shards_is_refused(suite: Project, three: list[Path
     assert "shard 2/3 of results.json" in line
 
 
+@pytest.mark.slow
 def test_a_task_in_no_partial_is_refused(suite: Project, three: list[Path]) -> None:
     doc = json.loads(three[0].read_text())
     at = [task["test_id"] for task in doc["tasks"]].index("not-in-spec")
@@ -277,6 +287,7 @@ def test_a_task_in_no_partial_is_refused(suite: Project, three: list[Path]) -> N
     assert line.endswith(f"$.tasks[{lost}] of results.json is in none of its partials")
 
 
+@pytest.mark.slow
 def test_a_malformed_section_names_its_json_path(suite: Project, three: list[Path]) -> None:
     doc = json.loads(three[0].read_text())
     doc["waza_ci"]["shard"]["index"] = "1"
@@ -295,6 +306,7 @@ def test_a_malformed_section_names_its_json_path(suite: Project, three: list[Pat
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["0/3", "4/3", "3", "1/0", "a/b", "-1/2"])
 def test_a_bad_shard_is_a_usage_error(suite: Project, text: str) -> None:
     done = grade(suite, "--shard", text)
@@ -302,6 +314,7 @@ def test_a_bad_shard_is_a_usage_error(suite: Project, text: str) -> None:
     assert "--shard" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_shard_without_output_is_a_usage_error(suite: Project) -> None:
     done = grade(suite, "--shard", "1/2")
     assert (done.code, done.stdout) == (2, "")
@@ -310,6 +323,7 @@ def test_a_shard_without_output_is_a_usage_error(suite: Project) -> None:
     )
 
 
+@pytest.mark.slow
 def test_weights_without_a_shard_are_a_usage_error(suite: Project) -> None:
     done = grade(suite, "--shard-weights", str(suite.results_path))
     assert (done.code, done.stderr.strip()) == (
@@ -359,6 +373,7 @@ def test_parse_shard() -> None:
         parse_shard("5/4", "input `shard`")
 
 
+@pytest.mark.slow
 def test_weights_file_keeps_the_merge_identical_and_moves_slow_tasks(suite: Project) -> None:
     previous = make_results({t: [make_run(1), make_run(2)] for t in TASKS})
     for task in previous["tasks"]:
@@ -375,6 +390,7 @@ def test_weights_file_keeps_the_merge_identical_and_moves_slow_tasks(suite: Proj
     assert merge(suite, *map(str, partials)).code == 3
 
 
+@pytest.mark.slow
 def test_the_merge_never_overwrites_a_partial(suite: Project, three: list[Path]) -> None:
     before = three[0].read_bytes()
     line = one_line_error(merge(suite, *map(str, three), "--output", str(three[0])))
@@ -382,6 +398,7 @@ def test_the_merge_never_overwrites_a_partial(suite: Project, three: list[Path])
     assert three[0].read_bytes() == before
 
 
+@pytest.mark.slow
 def test_merge_compares_with_a_baseline_exactly_as_grade_does(suite: Project) -> None:
     gate = ["--baseline", str(suite.results_path), "--fail-on", "regressions"]
     gate += ["--min-task-pass-rate", "0.5"]
@@ -398,6 +415,7 @@ def test_merge_compares_with_a_baseline_exactly_as_grade_does(suite: Project) ->
     assert "regress" in whole.stderr.lower(), whole.stderr  # the comparison has something to say
 
 
+@pytest.mark.slow
 def test_a_merge_of_shards_cut_to_one_task_compares_the_baseline_on_that_task(
     suite: Project,
 ) -> None:

@@ -56,6 +56,7 @@ def run_unsharded(tmp_path: Path, workspace: Path) -> tuple[ActionRun, dict[str,
     return result, check
 
 
+@pytest.mark.slow
 def test_shards_post_nothing_and_the_merge_posts_one_unsharded_report(
     tmp_path: Path,
     fake: FakeGitHub,
@@ -100,6 +101,7 @@ def test_shards_post_nothing_and_the_merge_posts_one_unsharded_report(
     assert merged.outputs["gate"] in ("pass", "fail"), "the baseline was compared"
 
 
+@pytest.mark.slow
 def test_a_missing_shard_fails_the_merge_step_with_one_error(
     tmp_path: Path,
     fake: FakeGitHub,
@@ -120,6 +122,7 @@ def test_a_missing_shard_fails_the_merge_step_with_one_error(
     assert fake.check_runs == []
 
 
+@pytest.mark.slow
 def test_bad_mode_and_shard_inputs_are_named(
     tmp_path: Path,
     fake: FakeGitHub,

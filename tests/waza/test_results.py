@@ -11,7 +11,8 @@ import pytest
 
 from tests.conftest import make_results, make_run, require_shared, shared_files
 from waza_ci.errors import InputError
-from waza_ci.waza.results import dump_results, load_results, name_results_files
+from waza_ci.waza.gojson import dumps_go_json
+from waza_ci.waza.results import load_results, name_results_files
 
 SHARED_SAMPLES = shared_files("waza-samples", "**/*.json")
 
@@ -23,7 +24,7 @@ def test_every_shared_sample_loads_and_round_trips(sample: Path | None) -> None:
     results = load_results(sample)
     original = json.loads(sample.read_text())
     assert results.model.tasks
-    assert json.loads(dump_results(results.raw)) == original
+    assert json.loads(dumps_go_json(results.raw)) == original
 
 
 def test_a_hand_made_dashboard_fixture_in_the_results_shape_loads(tmp_path: Path) -> None:
@@ -84,7 +85,7 @@ def test_a_hand_made_dashboard_fixture_in_the_results_shape_loads(tmp_path: Path
     path.write_text(json.dumps(doc))
     results = load_results(path)
     assert results.model.tasks[0].runs[0].validations is not None
-    assert json.loads(dump_results(results.raw)) == doc
+    assert json.loads(dumps_go_json(results.raw)) == doc
 
 
 def test_unknown_fields_survive(tmp_path: Path) -> None:
@@ -97,18 +98,18 @@ def test_unknown_fields_survive(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))
     results = load_results(path)
     assert results.raw == doc
-    assert json.loads(dump_results(results.raw)) == doc
+    assert json.loads(dumps_go_json(results.raw)) == doc
 
 
 def test_go_style_output() -> None:
-    text = dump_results({"score": 1.0, "half": 0.5, "html": "<a & b>"})
+    text = dumps_go_json({"score": 1.0, "half": 0.5, "html": "<a & b>"})
     assert text == '{\n  "score": 1,\n  "half": 0.5,\n  "html": "\\u003ca \\u0026 b\\u003e"\n}\n'
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"schemaVersion": "2.0"}', "results files are major 1"),
+        ('{"schemaVersion": "2.0"}', 'run "waza migrate <file>"'),
         ('{"schemaVersion": "one"}', "not MAJOR.MINOR"),
         ('{"kind": "waza.preflight"}', "not evaluation results"),
         ("[1, 2]", "must hold a JSON object"),
@@ -233,7 +234,12 @@ def test_results_schema_versions_waza_accepts(tmp_path: Path, version: str | Non
 @pytest.mark.parametrize(
     ("version", "message"),
     [
-        ("2.0", "results files are major 1 (current 1.5), scenario evals' results included"),
+        (
+            "2.0",
+            'uses schemaVersion "2.0" (major 2), but this waza supports schema major 1 (current '
+            'schemaVersion 1.5); run "waza migrate <file>" to migrate the artifact file',
+        ),
+        ("3.1", "(major 3), but this waza supports schema major 1"),
         ("broken", "is not MAJOR.MINOR"),
         ("1.-1", "minor version must be a non-negative integer"),
         (" 1.4", "major version"),
@@ -295,7 +301,7 @@ def test_100000_levels_of_nesting_are_one_input_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
 def test_the_writer_never_writes_nan_or_infinity(value: float) -> None:
     with pytest.raises(ValueError, match="not JSON compliant"):
-        dump_results({"score": value})
+        dumps_go_json({"score": value})
 
 
 def test_the_nested_baseline_outcome_is_typed_too(tmp_path: Path) -> None:

@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import Project, make_results, make_run, run_cli_process
-from waza_ci.waza.results import dump_results
+from waza_ci.waza.gojson import dumps_go_json
 
 GRADER = "import sys\nsys.exit(0 if 'good' in sys.stdin.read() else 1)\n"
 
@@ -48,16 +50,17 @@ def _project(project: Project) -> None:
 def _same_bytes_but_measured_durations(first: str, second: str, graders: set[str]) -> None:
     """`second` equals `first` byte for byte once the regraded verdicts' `duration_ms` (how
     long each grader ran) are taken from `first`."""
-    assert dump_results(json.loads(second)) == second  # the writer's output is canonical
+    assert dumps_go_json(json.loads(second)) == second  # the writer's output is canonical
     patched = json.loads(second)
     for task, old_task in zip(patched["tasks"], json.loads(first)["tasks"], strict=True):
         for run, old_run in zip(task["runs"], old_task["runs"], strict=True):
             for name in graders & set(run["validations"]):
                 measured = old_run["validations"][name]["duration_ms"]
                 run["validations"][name]["duration_ms"] = measured
-    assert dump_results(patched) == first
+    assert dumps_go_json(patched) == first
 
 
+@pytest.mark.slow
 def test_the_output_fed_back_regrades_to_the_same_bytes(
     project: Project, grade_project: Any
 ) -> None:
@@ -81,6 +84,7 @@ def test_the_output_fed_back_regrades_to_the_same_bytes(
     assert round(stats["pass_rate_ci"]["lower"], 4) == 0.2077
 
 
+@pytest.mark.slow
 def test_the_same_input_gives_the_same_bytes(project: Project, grade_project: Any) -> None:
     _project(project)
     outputs = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from waza_ci.errors import FailOn
 from waza_ci.waza.digest import TaskDigestInput, build_digest, build_test_stats
 from waza_ci.waza.scoring import GradeSummary, RunGrade, TaskGrade, Verdict, weighted_score
 
@@ -37,22 +36,6 @@ def test_grade_outcome_shape() -> None:
     assert outcome["tasks"]["t"]["overall_score"] == pytest.approx((1 / 3 + 1) / 2)
     assert outcome["tasks"]["t"]["grader_averages"] == {"a": 1.0, "b": 0.5}
     assert outcome["overall_score"] == outcome["tasks"]["t"]["overall_score"]
-
-
-def test_exit_codes() -> None:
-    failing = GradeSummary(
-        "e", "e", ("r",), (TaskGrade("t", "r", "t", "t", (run(1, verdict("a", 0)),)),)
-    )
-    erroring = GradeSummary(
-        "e", "e", ("r",), (TaskGrade("t", "r", "t", "t", (run(1, verdict("a", 0, error="x")),)),)
-    )
-    passing = GradeSummary(
-        "e", "e", ("r",), (TaskGrade("t", "r", "t", "t", (run(1, verdict("a", 1)),)),)
-    )
-    assert passing.exit_code() == 0
-    assert failing.exit_code() == 1
-    assert failing.exit_code(FailOn.ERRORS) == 0
-    assert erroring.exit_code(FailOn.ERRORS) == 3
 
 
 def test_a_run_with_no_graders_passes_with_score_zero() -> None:

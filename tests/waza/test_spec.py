@@ -108,6 +108,7 @@ def test_no_enabled_task_is_an_error(project: Project) -> None:
         load_eval(project.eval_path, working_directory=project.root)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("task_yaml", "message", "line"),
     [

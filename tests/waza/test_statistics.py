@@ -91,6 +91,7 @@ def _direct_percentiles(values: list[float], seed: int) -> tuple[float, float]:
     return means[50], means[1949]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "values",
     [
@@ -126,6 +127,7 @@ def _draws(values: list[float]) -> int:
     return rng.draws
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", [[1.0, 0.0], [1.0, 0.5, 0.0, 0.25]])
 def test_the_bootstrap_costs_the_same_for_10000_runs_as_for_100(pattern: list[float]) -> None:
     # Not a timing test: it counts random draws. waza's method draws once per run per
@@ -136,6 +138,7 @@ def test_the_bootstrap_costs_the_same_for_10000_runs_as_for_100(pattern: list[fl
     assert large < 3 * small + 5_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("trials", "share"), [(1, 0.3), (7, 0.5), (40, 0.1), (5_000, 0.73)])
 def test_the_binomial_fallback_for_python_3_11_has_the_binomial_mean_and_variance(
     trials: int, share: float

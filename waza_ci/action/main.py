@@ -132,7 +132,7 @@ def _request(
         partials=settings.results if settings.merge else (),
         baseline=settings.gate.baseline,
         gate=settings.gate.options,
-        fail_on=settings.fail_on,
+        policy=settings.policy,
         min_task_pass_rate=settings.gate.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
         outputs=OutputRequest(output=settings.output, html=settings.html_report),

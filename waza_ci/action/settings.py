@@ -19,10 +19,11 @@ from waza_ci.action.parsers import (
     number_input,
     seconds_input,
 )
-from waza_ci.errors import FailOn, InputError
+from waza_ci.errors import InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.runner import input_value
+from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.options import CommentMode
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from waza_ci.shard.plan import Shard
 
 # The defaults of action.yml, for runs outside the runner (which always passes every input).
-# tests/test_action_yml.py keeps the two in step.
+# tests/action/test_action_yml.py keeps the two in step.
 DEFAULT_CHECK_NAME = "waza program graders"
 INPUT_DEFAULTS: Mapping[str, str] = {
     "workspace": ".",
@@ -51,6 +52,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "api-timeout": "60",
     "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
     "baseline": "",
+    "allow-missing-baseline": "false",
     "max-regression-pct": "0",
     "golden-must-pass": "true",
     "on-new-tasks": "allow",
@@ -78,11 +80,11 @@ class ActionSettings:
 
     eval_path: Path
     results: tuple[str, ...]
-    workspace: Path
+    workspace: str
     working_directory: Path
     task: str | None
     jobs: int | None
-    fail_on: FailOn
+    policy: GatePolicy
     output: Path | None
     check_name: str
     check_run: bool
@@ -125,11 +127,16 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
     return ActionSettings(
         eval_path=Path(get("eval")),
         results=results,
-        workspace=Path(get("workspace")),
+        workspace=get("workspace"),
         working_directory=Path(get("working-directory")),
         task=get("task") or None,
         jobs=jobs_input("jobs", get("jobs")),
-        fail_on=choice_input("fail-on", get("fail-on"), FailOn),
+        policy=GatePolicy(
+            choice_input("fail-on", get("fail-on"), FailOn),
+            allow_missing_baseline=boolean_input(
+                "allow-missing-baseline", get("allow-missing-baseline")
+            ),
+        ),
         output=Path(get("output")) if get("output") else None,
         check_name=get("check-name"),
         check_run=boolean_input("check-run", get("check-run")),
@@ -150,7 +157,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
 def _shard(value: str) -> Shard | None:
     if not value:
         return None
-    # Deferred: shard.py loads the spec and results models, which only a sharded run needs.
+    # Deferred: shard/plan.py loads the spec and results models, which only a sharded run needs.
     from waza_ci.shard.plan import parse_shard  # noqa: PLC0415
 
     return parse_shard(value, "input `shard`")

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import waza_ci.cli.gate as gate_cli
 from waza_ci import __version__
-from waza_ci.errors import EXIT_INPUT_ERROR, FailOn, InputError
+from waza_ci.errors import EXIT_INPUT_ERROR, InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.policy import FailOn
 from waza_ci.report._text import for_log  # re only: cheap
 
 HTML_MAX_TEXT_KIB = 8
@@ -28,38 +29,52 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors as one line (exit 2) like every other input error."""
 
     def error(self, message: str) -> NoReturn:
-        line = f"{self.prog}: error: {for_log(message)} (see `{self.prog} --help`)\n"
+        line = (
+            f"{self.prog}: error: {for_log(message)}{_hint(message)} (see `{self.prog} --help`)\n"
+        )
         self.exit(EXIT_INPUT_ERROR, line)
+
+
+def _hint(message: str) -> str:
+    """What a usage error most likely means, when it has a common cause."""
+    if message.startswith("unrecognized arguments:"):
+        return (
+            "; --results takes one file per flag: repeat it (--results a.json --results "
+            "b.json) or quote a glob (--results 'results/*.json')"
+        )
+    return ""
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="waza-ci",
-        description="Re-grade saved waza runs with their program graders.",
+        description="Re-grade saved waza runs with their graders: every kind that needs no "
+        "model is run again, LLM-judge verdicts are kept.",
     )
     parser.add_argument("--version", action="version", version=f"waza-ci {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     grade_cmd = commands.add_parser(
         "grade",
-        help="run the eval's program graders against saved runs",
-        description="Run every program grader of EVAL_YAML against every saved run, as waza "
-        "does, and print waza's GradeOutcome JSON. Exit 0 passed, 1 a run did not pass, "
-        "2 bad input, 3 a grader or grading-context error.",
+        help="re-grade saved runs with the eval's graders",
+        description="Run every grader of EVAL_YAML that needs no model against every saved "
+        "run, as waza does (LLM-judge verdicts are kept), and print waza's GradeOutcome JSON. "
+        "Exit 0 passed, 1 a task did not pass (or the regression gate failed), 2 bad input, "
+        "3 graders could not run, or a grader or grading-context error.",
     )
     grade_cmd.add_argument("eval_yaml", metavar="EVAL_YAML", type=Path, help="the eval spec")
     grade_cmd.add_argument(
         "--results",
         action="append",
-        nargs="+",
         required=True,
         metavar="FILE",
-        help="waza results file(s); globs allowed; repeatable",
+        help="a waza results file (path or glob); repeat the flag for more",
     )
-    grade_cmd.add_argument("--task", help="grade this task id only")
+    grade_cmd.add_argument(
+        "--task", action="append", metavar="ID", help="grade this task id only (one task)"
+    )
     grade_cmd.add_argument(
         "--workspace",
-        type=Path,
-        default=Path(),
+        default=".",
         metavar="DIR",
         help="the post-execution workspace, passed as WAZA_WORKSPACE_DIR (default: .)",
     )
@@ -84,15 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="concurrent grader executions (default: number of CPUs)",
     )
-    grade_cmd.add_argument(
-        "--fail-on",
-        type=FailOn,
-        choices=list(FailOn),
-        default=FailOn.FAILURES,
-        help="'failures' (default): exit 1 when a task did not pass; 'errors': only grader "
-        "and grading-context errors fail (exit 3); 'regressions': exit 1 only when the "
-        "regression gate against --baseline fails",
-    )
+    _add_fail_on_argument(grade_cmd)
     grade_cmd.add_argument(
         "--max-results-mib",
         type=_positive_int,
@@ -144,13 +151,41 @@ def _add_report_arguments(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_fail_on_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        default=FailOn.FAILURES,
+        metavar="{" + ",".join(FailOn) + "}",
+        help="'failures' (default): exit 1 when a task did not pass; 'errors': only errors "
+        "fail; 'regressions': exit 1 when the regression gate against --baseline fails (or "
+        "has no baseline). Graders that could not run, grader and grading-context errors "
+        "fail under every mode (exit 3)",
+    )
+
+
+def _fail_on(text: str) -> FailOn:
+    try:
+        return FailOn(text)
+    except ValueError:
+        allowed = ", ".join(FailOn)
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {allowed}") from None
+
+
 def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--baseline",
         action="append",
         default=[],
         metavar="FILE",
-        help="compare with this results file (path or glob; a missing one is a warning)",
+        help="compare with this results file (path or glob; repeatable). With --fail-on "
+        "regressions a missing baseline fails the step unless --allow-missing-baseline",
+    )
+    command.add_argument(
+        "--allow-missing-baseline",
+        action="store_true",
+        help="with --fail-on regressions: pass the gate when no baseline file is found or it "
+        "shares no task with the results (the first run on a repository)",
     )
     command.add_argument(
         "--min-task-pass-rate",
@@ -192,9 +227,7 @@ def _add_merge_command(commands: Any) -> None:
     merge_cmd.add_argument("--output", type=Path, metavar="PATH", help="as for grade")
     merge_cmd.add_argument("--summary", type=Path, metavar="FILE", help="as for grade")
     _add_report_arguments(merge_cmd)
-    merge_cmd.add_argument(
-        "--fail-on", type=FailOn, choices=list(FailOn), default=FailOn.FAILURES, help="as for grade"
-    )
+    _add_fail_on_argument(merge_cmd)
     _add_baseline_arguments(merge_cmd)
 
 

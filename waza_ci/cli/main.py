@@ -57,11 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     sys.stdout.write(json_for_log(dump_json(evaluation.summary.outcome_json())))
     colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
     sys.stderr.write(render_text(evaluation.model, colour=colour))
-    sys.stderr.write(
-        render_regressions_text(
-            evaluation.comparison, evaluation.flaky, baseline_note=evaluation.baseline_note
-        )
-    )
+    sys.stderr.write(render_regressions_text(evaluation))
     return evaluation.exit_code
 
 
@@ -70,6 +66,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
     import tempfile  # noqa: PLC0415
 
     from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
+    from waza_ci.policy import GatePolicy  # noqa: PLC0415
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
 
     grading = None
@@ -80,8 +77,8 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
             raise InputError("--shard needs --output: the partial results file `merge` reads")
         grading = GradeRequest(
             eval_path=args.eval_yaml,
-            results=[pattern for group in args.results for pattern in group],
-            task=args.task,
+            results=args.results,
+            task=_one_task(args.task),
             workspace=args.workspace,
             working_directory=args.working_directory,
             jobs=args.jobs,
@@ -97,7 +94,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
         partials=args.partials if grading is None else (),
         baseline=args.baseline,
         gate=gate_cli.gate_options(args),
-        fail_on=args.fail_on,
+        policy=GatePolicy(args.fail_on, allow_missing_baseline=args.allow_missing_baseline),
         min_task_pass_rate=args.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
         outputs=OutputRequest(
@@ -111,6 +108,19 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
         repo_root=os.getcwd(),
         links=_source_links(os.environ),
     )
+
+
+def _one_task(tasks: Sequence[str] | None) -> str | None:
+    """`--task` names one task; given twice it is refused, never half-applied."""
+    if not tasks:
+        return None
+    if len(set(tasks)) > 1:
+        named = ", ".join(repr(task) for task in tasks)
+        raise InputError(
+            f"--task was given {len(tasks)} times ({named}): waza-ci grades one task or all "
+            "of them; run one grade per task, or leave --task out"
+        )
+    return tasks[0]
 
 
 class _StderrLog:

@@ -1,5 +1,6 @@
-"""The two sides of a baseline comparison, built from files and from the graded summary; the
-baseline's loading (a missing one is a warning) and the step's gate status and exit code."""
+"""The two sides of a baseline comparison, built from files and from the graded summary, and
+the baseline's loading (a missing one is a warning here; the decision says what it does to
+the step)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from waza_ci.errors import EXIT_FAILED, EXIT_PASSED, FailOn
 from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.waza.results import ResultsFile, load_results, name_results_files
@@ -91,11 +91,7 @@ def _raw_tasks(raw: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [t if isinstance(t, dict) else {} for t in tasks]
 
 
-# --- the shells' side: loading the baseline, the gate's status and exit code ---------------------
-
-GATE_PASS = "pass"  # noqa: S105 - a gate status, not a secret
-GATE_FAIL = "fail"
-GATE_NO_BASELINE = "no-baseline"
+# --- the baseline's loading ---------------------------------------------------------------------
 
 
 def load_baseline(patterns: Sequence[str]) -> tuple[tuple[ResultsFile, ...], str | None]:
@@ -121,24 +117,6 @@ def load_baseline(patterns: Sequence[str]) -> tuple[tuple[ResultsFile, ...], str
         )
     names = name_results_files(found)
     return tuple(load_results(p, n) for p, n in zip(found, names, strict=True)), None
-
-
-def gate_status(comparison: BaselineComparison | None) -> str:
-    if comparison is None:
-        return GATE_NO_BASELINE
-    return GATE_FAIL if comparison.failed else GATE_PASS
-
-
-def gated_exit_code(
-    summary: GradeSummary, fail_on: FailOn, comparison: BaselineComparison | None
-) -> int:
-    """The step's exit code: as today for `failures`/`errors`; for `regressions`, 3 on grader
-    errors, else 1 when the gate failed, else 0 (also with no baseline: it is a warning)."""
-    code = summary.exit_code(fail_on)
-    gate_failed = gate_status(comparison) == GATE_FAIL
-    if fail_on is FailOn.REGRESSIONS and code == EXIT_PASSED and gate_failed:
-        return EXIT_FAILED
-    return code
 
 
 def compare_with_baseline(

@@ -288,22 +288,6 @@ def load_gate_outcome(path: Path) -> GateOutcome:
     return GateOutcome(success_rate=_success_rate(results.raw, path), tasks=tasks)
 
 
-def gate_outcome_from_json(raw: Mapping[str, Any], path: Path) -> GateOutcome:
-    """The gate's view of an already loaded and validated results object (e.g. regraded)."""
-    raw_tasks = raw.get("tasks") or []
-    tasks = tuple(
-        GateTask(
-            test_id=str(task.get("test_id") or ""),
-            display_name=str(task.get("display_name") or ""),
-            golden=_golden_flag(task, path, index),
-            status=str(task.get("status") or ""),
-        )
-        for index, task in enumerate(raw_tasks)
-        if isinstance(task, dict)
-    )
-    return GateOutcome(success_rate=_success_rate(raw, path), tasks=tasks)
-
-
 def _golden_flag(raw_task: Any, path: Path, index: int) -> bool:
     value = raw_task.get("golden") if isinstance(raw_task, dict) else None
     if value is None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 from urllib.parse import quote
 
-from waza_ci.github.check_limits import annotation_body, cut_summary, escape_non_bmp
+from waza_ci.github.check_limits import annotation_body, cut_summary
 from waza_ci.github.http import (
     AccessRefused,
     DeadlineExceeded,
@@ -20,7 +20,10 @@ from waza_ci.github.http import (
     GitHubError,
     GitHubHttp,
 )
+from waza_ci.report._text import readable_bmp
 from waza_ci.report.annotations import Annotation
+from waza_ci.report.decision import Conclusion
+from waza_ci.report.github_limits import ANNOTATIONS_PER_REQUEST
 
 __all__ = [
     "CheckRunClient",
@@ -32,12 +35,10 @@ __all__ = [
     "GitHubError",
 ]
 
-MAX_ANNOTATIONS_PER_REQUEST = 50
 # How many pages of 100 runs to scan when looking for a run we may already have created.
 _LOOKUP_MAX_PAGES = 10
 _LOOKUP_PAGE_SIZE = 100
 
-Conclusion = Literal["success", "failure", "neutral"]
 
 FIX_HINT = (
     "To publish a check run the job's token needs `permissions: checks: write`. Pull requests "
@@ -177,18 +178,18 @@ class CheckRunClient:
     def _publish(self, request: CheckRunRequest) -> tuple[int, str, int]:
         """The run's id and address, and how many annotations it holds."""
         annotations = [annotation_body(a) for a in request.annotations]
-        title = escape_non_bmp(request.title or request.name)
-        output = {"title": title, "summary": cut_summary(escape_non_bmp(request.summary))}
+        title = readable_bmp(request.title or request.name)
+        output = {"title": title, "summary": cut_summary(readable_bmp(request.summary))}
         if request.text:
-            output["text"] = cut_summary(escape_non_bmp(request.text))
-        first = annotations[:MAX_ANNOTATIONS_PER_REQUEST]
+            output["text"] = cut_summary(readable_bmp(request.text))
+        first = annotations[:ANNOTATIONS_PER_REQUEST]
         created = self._create(request, output, first)
         run_id, html_url = _run_identity(created)
         self._run_id, self._html_url = run_id, html_url
         confirmed = self._confirmed_after_create(created, len(first))
         self._annotations_sent = confirmed
         while confirmed < len(annotations):
-            batch = annotations[confirmed : confirmed + MAX_ANNOTATIONS_PER_REQUEST]
+            batch = annotations[confirmed : confirmed + ANNOTATIONS_PER_REQUEST]
             confirmed = self._append(run_id, output, batch, confirmed)
             self._annotations_sent = confirmed
         return run_id, html_url, len(annotations)

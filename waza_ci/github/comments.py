@@ -29,9 +29,8 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from waza_ci.github.http import AccessRefused, GitHubApiError, GitHubHttp
+from waza_ci.report.github_limits import COMMENT_CHARS
 
-MAX_COMMENT_CHARS = 65_536
-"""GitHub's limit on an issue comment's body, in characters."""
 PAGE_SIZE = 100
 MAX_PAGES = 100
 """How many pages of comments are searched for ours (10,000 comments)."""
@@ -104,11 +103,11 @@ class StickyCommentClient:
     ) -> CommentResult | None:
         """Update our comment to `body`, or create it when there is none and `create` is set.
 
-        `body` must start with `marker` and fit MAX_COMMENT_CHARS. Duplicates (left by a
+        `body` must start with `marker` and fit COMMENT_CHARS. Duplicates (left by a
         concurrent run) are removed, the oldest is kept. Returns None when nothing was there
         and nothing was created. Raises CommentsUnavailable on 403/404, GitHubError otherwise.
         """
-        if not body.startswith(marker) or len(body) > MAX_COMMENT_CHARS:
+        if not body.startswith(marker) or len(body) > COMMENT_CHARS:
             raise ValueError("the body must start with the marker and fit GitHub's limit")
         try:
             return self._upsert(issue, marker, body, create)

@@ -23,7 +23,6 @@ from waza_ci.files import MAX_EVENT_BYTES, read_regular_text
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
-DEPENDABOT_ACTOR = "dependabot[bot]"
 
 # Output names the runner's GITHUB_OUTPUT parser cannot misread: it splits a line at the first
 # "=" or "<<", so a name holding either would shift the key/value boundary. action.yml output ids
@@ -164,25 +163,6 @@ def _sha_from_event(env: RunnerEnv, keys: tuple[str, ...]) -> str:
     )
 
 
-def is_fork_pull_request(env: RunnerEnv) -> bool:
-    """True for a pull_request* event whose head lives in another repository.
-
-    A head repository that is missing from the payload (the fork was deleted) counts as a fork:
-    the token is read-only either way.
-    """
-    if not env.event_name.startswith("pull_request"):
-        return False
-    if not isinstance(env.event.get("pull_request"), Mapping):
-        return False
-    head_repo = _lookup(env.event, "pull_request", "head", "repo", "full_name")
-    return bool(head_repo != env.repository)
-
-
-def is_dependabot(env: RunnerEnv) -> bool:
-    """True when Dependabot triggered the run, which gets a read-only token on most events."""
-    return env.actor == DEPENDABOT_ACTOR
-
-
 # --- workflow commands -------------------------------------------------------------------------
 
 
@@ -256,9 +236,6 @@ class WorkflowCommands:
         title: str | None = None,
     ) -> None:
         self._annotation("notice", message, file, line, title)
-
-    def debug(self, message: str) -> None:
-        self.issue("debug", message)
 
     def add_mask(self, value: str) -> None:
         """Mask `value` in the log from now on.

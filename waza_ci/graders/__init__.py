@@ -6,6 +6,7 @@ inprocess.py   what the kinds graded inside this process share (result shape, Go
 params.py      a grader's `config`, decoded strictly as waza's factory decodes it
 gofmt.py       Go's spellings (`%q`, `%v`, JSON, ToLower) that waza's texts are made of
 goregex.py     regular expressions with Go's semantics and error texts (RE2)
+gofiles.py     Go's os.ReadFile and its error texts
 output/        the final output: `text`, `json_schema`, the task's `expected:` checks
 workspace/     the workspace: `file`, `diff`
 session/       the saved session: `behavior`, `tool_calls`, `tool_constraint`,
@@ -35,11 +36,7 @@ from waza_ci.graders.session.tool_constraint import ToolConstraintGrader
 from waza_ci.graders.skill.trigger import TriggerGrader
 from waza_ci.graders.workspace.diff import DiffGrader
 from waza_ci.graders.workspace.file import FileGrader
-from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.spec import GraderSpec
-
-KEPT_KINDS = MODEL_KINDS
-"""Kinds whose saved verdict is kept: they need a model."""
 
 KINDS: Mapping[str, GraderKind] = {
     grader.kind: grader

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from waza_ci.waza.gojson import go_number
@@ -20,6 +20,13 @@ class GraderSetup:
     working_directory: str
     env: Mapping[str, str]
     temp_dir: str
+    workspace_as_given: str | None = None
+    """The workspace as the user wrote it, where `workspace_dir` is it made absolute."""
+
+    @property
+    def workspace_shown(self) -> str:
+        """The workspace in verdicts' details: as given, as `waza grade` passes it on."""
+        return self.workspace_dir if self.workspace_as_given is None else self.workspace_as_given
 
 
 @dataclass(slots=True)  # not frozen: made for every execution, and frozen inits cost 4x
@@ -36,6 +43,10 @@ class GraderJob:
     timeout_s: int
     timeout_source: str
     setup: GraderSetup
+    would_write: dict[str, bytes] = field(default_factory=dict)
+    """Files waza would have written so far in this grading, by absolute path (a `diff`
+    grader's `update_snapshots`): read back in their place, as later runs read what waza
+    wrote; nothing is ever written. Shared by the in-process jobs of one grading."""
 
 
 @dataclass(slots=True)  # not frozen: made for every verdict, and frozen inits cost 4x

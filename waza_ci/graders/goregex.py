@@ -9,6 +9,7 @@ differ from Go's; a compile error is reworded into Go's `error parsing regexp: <
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Protocol
 
 import re2
@@ -75,3 +76,24 @@ def _go_message(err: re2.error) -> str:
 def matches(pattern: GoPattern, text: str) -> bool:
     """Go's `MatchString`: a match anywhere in the text."""
     return pattern.search(text) is not None
+
+
+@dataclass(frozen=True)
+class ConfiguredPattern:
+    """A pattern from a grader's config, compiled once; `error` is Go's compile error when it
+    does not compile (waza reports it when the pattern is used, not at load)."""
+
+    pattern: str
+    compiled: GoPattern | None
+    error: str | None
+
+
+def compile_each(patterns: list[str] | None) -> tuple[ConfiguredPattern, ...]:
+    """Each configured pattern compiled, in order; one that does not compile keeps its error."""
+    compiled: list[ConfiguredPattern] = []
+    for pattern in patterns or ():
+        try:
+            compiled.append(ConfiguredPattern(pattern, compile_go(pattern), None))
+        except GoRegexError as err:
+            compiled.append(ConfiguredPattern(pattern, None, str(err)))
+    return tuple(compiled)

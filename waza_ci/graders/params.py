@@ -3,13 +3,13 @@ parameter struct (yaml.v3 `KnownFields`), so an unknown key or a value of the wr
 load error in waza's words, at the key's line.
 
 A kind describes its struct with `spec_schema` shapes; `decode_params` checks the YAML against
-it and returns plain Python values for the keys present (an absent key stays absent, so a
+it and returns plain Python values for the keys present (scalars resolved as yaml.v3 resolves
+them, waza/goyaml.py) (an absent key stays absent, so a
 kind can tell Go's nil slice from an empty one).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +17,11 @@ import yaml
 
 from waza_ci.errors import InputError
 from waza_ci.graders.gofmt import go_quote
+from waza_ci.waza.goyaml import go_value, is_null, resolve
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import (
     ANY,
     BOOL,
-    FLOAT,
     INT,
     STR,
     ListOf,
@@ -31,12 +31,9 @@ from waza_ci.waza.spec_schema import (
     Struct,
     check_shape,
 )
-from waza_ci.waza.yaml_doc import at, is_null
+from waza_ci.waza.unmarshal_text import unmarshal_problem
+from waza_ci.waza.yaml_doc import at
 
-_TAG = "tag:yaml.org,2002:"
-_SHOWN_MAX = 10
-_YAML12_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)")
-_GO_TYPES = {STR: "string", INT: "int", FLOAT: "float64", BOOL: "bool", ANY: "interface {}"}
 _TRUE_WORDS = frozenset(("true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"))
 
 
@@ -68,60 +65,11 @@ def config_error(grader: GraderSpec, message: str, node: yaml.Node | None = None
 def _unmarshal_text(err: ShapeError, config: yaml.Node, go_type: str, shape: Struct) -> str:
     # yaml.v3 counts lines within the config block as it re-serialises it.
     line = err.node.start_mark.line - config.start_mark.line + 1
-    field_name = err.path.rsplit(".", 1)[-1]
-    if err.message.startswith("unknown key"):
-        problem = f"field {field_name} not found in type models.{go_type}"
-    else:
-        problem = f"cannot unmarshal !!{_yaml_kind(err.node)}{_shown_value(err.node)} into " + (
-            _go_type(_shape_at(shape, err.path))
-        )
+    named = Struct(shape.fields, strict=shape.strict, go_name=f"models.{go_type}")
     return (
         f"failed to decode grader parameters of type models.{go_type}: "
-        f"yaml: unmarshal errors: line {line}: {problem}"
+        f"yaml: unmarshal errors: line {line}: {unmarshal_problem(err, named)}"
     )
-
-
-def _shown_value(node: yaml.Node) -> str:
-    """The value in yaml.v3's type error: none for a list or map, else in backquotes, cut to
-    its first 7 characters and `...` when longer than 10."""
-    if not isinstance(node, yaml.ScalarNode):
-        return ""
-    value = str(node.value)
-    return f" `{value[:7]}...`" if len(value) > _SHOWN_MAX else f" `{value}`"
-
-
-def _yaml_kind(node: yaml.Node) -> str:
-    if isinstance(node, yaml.SequenceNode):
-        return "seq"
-    if isinstance(node, yaml.MappingNode):
-        return "map"
-    return str(node.tag.removeprefix(_TAG))
-
-
-def _shape_at(shape: Shape, path: str) -> Shape | None:
-    current: Shape | None = shape
-    for part in path.replace("[", ".[").split("."):
-        if not part or current is None:
-            continue
-        if part.startswith("["):
-            current = current.item if isinstance(current, ListOf) else None
-        elif isinstance(current, Struct):
-            current = current.fields.get(part)
-        elif isinstance(current, MapOf):
-            current = current.value
-        else:
-            current = None
-    return current
-
-
-def _go_type(shape: Shape | None) -> str:
-    if isinstance(shape, str):
-        return _GO_TYPES.get(shape, "interface {}")
-    if isinstance(shape, ListOf):
-        return f"[]{_go_type(shape.item)}"
-    if isinstance(shape, MapOf):
-        return f"map[string]{_go_type(shape.value)}"
-    return "struct"
 
 
 def _value(node: yaml.Node, shape: Shape) -> Any:
@@ -129,7 +77,7 @@ def _value(node: yaml.Node, shape: Shape) -> Any:
     if is_null(node):
         return None
     if shape == ANY:
-        return yaml12_value(node)
+        return go_value(node)
     if isinstance(shape, str):
         return _scalar(node, shape)
     if isinstance(shape, ListOf):
@@ -151,24 +99,5 @@ def _scalar(node: yaml.Node, shape: str) -> Any:
         return str(node.value)  # yaml.v3 decodes any scalar into a string field as its text
     if shape == BOOL:
         return node.value in _TRUE_WORDS
-    number = yaml.SafeLoader("").construct_object(node)
+    number = resolve(node)[1]  # check_shape let only an int or a float through
     return int(number) if shape == INT else float(number)
-
-
-def yaml12_value(node: yaml.Node) -> Any:
-    """An untyped value as yaml.v3 decodes it: only true/false are booleans (`yes`, `on`
-    stay strings), and a mapping's keys are strings."""
-    if isinstance(node, yaml.SequenceNode):
-        return [yaml12_value(item) for item in node.value]
-    if isinstance(node, yaml.MappingNode):
-        return {str(key.value): yaml12_value(value) for key, value in node.value}
-    tag = node.tag.removeprefix(_TAG)
-    text = str(node.value)
-    plain_words = (tag == "bool" and text.lower() not in ("true", "false")) or tag == "timestamp"
-    if plain_words:  # `yes`, `on`, `2026-12-03`: strings to yaml.v3 in an untyped value
-        return text
-    if tag == "str":
-        if getattr(node, "style", None) is None and _YAML12_FLOAT.fullmatch(text):
-            return float(text)  # `1e3`: a float in YAML 1.2, a string to PyYAML
-        return text
-    return yaml.SafeLoader("").construct_object(node)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError, Location
 from waza_ci.graders import kind_of
+from waza_ci.graders.session.digest import derived_skills
+from waza_ci.graders.session.skill_invocation import SKILL_INVOCATION
 from waza_ci.waza.results import ResultsFile, SavedTask
 from waza_ci.waza.scoring import SkippedTask
 from waza_ci.waza.spec import EvalSpec, GraderSpec, LoadWarning, TaskSpec
@@ -127,4 +130,30 @@ def plan_grading(
         if not run.errored
         for grader in regraded_graders(match.task)
     )
+    warnings += _derived_skills_warnings(executions)
     return GradingPlan(tuple(matches), tuple(skipped), executions, only_task, warnings)
+
+
+def _derived_skills_warnings(executions: Sequence[Execution]) -> tuple[LoadWarning, ...]:
+    """Once per results file: how many runs judged by `skill_invocation` graders predate
+    `skill_invocations` and had their skills derived (graders/session/digest.py)."""
+    derived: dict[Path, set[tuple[int, int]]] = {}
+    for execution in executions:
+        match = execution.match
+        run = match.saved.runs[execution.run_index]
+        if execution.grader.kind != SKILL_INVOCATION or run.skill_invocations is not None:
+            continue
+        if derived_skills(run):
+            derived.setdefault(match.results.path, set()).add(
+                (match.task_index, execution.run_index)
+            )
+    return tuple(
+        LoadWarning(
+            f"{len(runs)} run(s) judged by skill_invocation graders were saved without "
+            "`skill_invocations` (by a waza that did not record them yet): the skills they "
+            "invoked were derived from the transcript's `skill.invoked` events and the session "
+            "digest's `skill` calls, in order",
+            Location(str(path)),
+        )
+        for path, runs in derived.items()
+    )

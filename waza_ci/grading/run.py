@@ -96,12 +96,14 @@ def _grade_in_process(
     """The in-process executions, in plan order, and one progress line for all of them."""
     started = time.perf_counter()
     kinds: dict[int, GraderKind] = {}  # by grader: looked up once, not per run
+    would_write: dict[str, bytes] = {}  # one grading's, in plan order (GraderJob.would_write)
     for index in indexes:
         execution = plan.executions[index]
         kind = kinds.get(id(execution.grader))
         if kind is None:
             kind = kinds[id(execution.grader)] = _kind(execution)
         job = _job(execution, b"", setup)
+        job.would_write = would_write
         graded = kind.cancelled(job, _CANCELLED) if cancelled() else kind.grade(job)
         yield ExecutionResult(execution, graded.raw, graded.verdict)
     if indexes and setup.progress is not None:

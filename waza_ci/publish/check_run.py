@@ -6,43 +6,22 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 
-from waza_ci.errors import FailOn
-from waza_ci.gate.baseline import BaselineComparison
-from waza_ci.gate.baseline_io import GATE_FAIL, gate_status
 from waza_ci.github.checks import (
     FIX_HINT,
     CheckRunClient,
     CheckRunRequest,
     CheckRunResult,
     ChecksUnavailable,
-    Conclusion,
 )
 from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import RunnerEnv, WorkflowCommands
 from waza_ci.publish.options import PublishOptions
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
+from waza_ci.report.decision import Conclusion
+from waza_ci.report.github_limits import LOG_ERRORS_PER_STEP
 from waza_ci.report.markdown import check_title, render_check_text
 from waza_ci.report.model import Report
-from waza_ci.waza.scoring import GradeSummary
-
-# GitHub shows at most 10 error annotations per step from workflow commands; the rest vanish.
-LOG_ANNOTATION_CAP = 10
-
-
-def conclusion_of(
-    summary: GradeSummary, fail_on: FailOn, comparison: BaselineComparison | None = None
-) -> Conclusion:
-    """failure on grader errors, (with fail-on failures) a failing task or (with fail-on
-    regressions) a failed regression gate; neutral when failures do not gate or nothing was
-    graded; success otherwise."""
-    if summary.grader_errors:
-        return "failure"
-    if fail_on is FailOn.REGRESSIONS and gate_status(comparison) == GATE_FAIL:
-        return "failure"
-    if not summary.passed:
-        return "failure" if fail_on is FailOn.FAILURES else "neutral"
-    return "success" if summary.runs_graded else "neutral"
 
 
 def open_session(
@@ -130,9 +109,9 @@ def publish_check_run(
 def log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotation]) -> None:
     """The most important annotations as `::error` lines, within GitHub's per-step cap."""
     shown = (
-        annotations[:LOG_ANNOTATION_CAP]
-        if len(annotations) <= LOG_ANNOTATION_CAP
-        else (annotations[: LOG_ANNOTATION_CAP - 1])
+        annotations[:LOG_ERRORS_PER_STEP]
+        if len(annotations) <= LOG_ERRORS_PER_STEP
+        else (annotations[: LOG_ERRORS_PER_STEP - 1])
     )
     for annotation in shown:
         placed = bool(annotation.path)  # "" when the file is outside the repository
@@ -146,7 +125,7 @@ def log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotation
     if hidden:
         commands.error(
             f"{hidden} more failing grader(s) are listed in the job summary "
-            "(GitHub shows at most 10 error annotations per step)",
+            f"(GitHub shows at most {LOG_ERRORS_PER_STEP} error annotations per step)",
             title="waza-ci",
         )
 

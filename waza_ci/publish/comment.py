@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.github.comments import (
     CommentResult,
     CommentsUnavailable,
@@ -25,8 +24,7 @@ from waza_ci.github.http import GitHubError, GitHubHttp
 from waza_ci.github.runner import RunnerEnv
 from waza_ci.publish.options import CommentMode
 from waza_ci.report.comment import render_comment
-from waza_ci.report.model import Report
-from waza_ci.waza.scoring import GradeSummary
+from waza_ci.report.evaluation import Evaluation
 
 
 @dataclass(frozen=True)
@@ -77,13 +75,13 @@ def pull_request_number(event_name: str, event: Mapping[str, Any]) -> int | None
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
-def wants_new_comment(
-    mode: CommentMode, summary: GradeSummary, comparison: BaselineComparison | None
-) -> bool:
-    """Whether to create a comment where there is none yet."""
+def wants_new_comment(mode: CommentMode, evaluation: Evaluation) -> bool:
+    """Whether to create a comment where there is none yet: something failed (the step, or a
+    task whatever `fail-on` gates on), regressed or was fixed."""
     if mode is CommentMode.ALWAYS:
         return True
-    failing = bool(summary.grader_errors) or not summary.passed
+    decision, comparison = evaluation.decision, evaluation.comparison
+    failing = not decision.passed or not decision.tasks_passed
     return failing or (comparison is not None and comparison.changed)
 
 
@@ -91,10 +89,7 @@ def publish_comment(
     mode: CommentMode,
     context: CommentContext,
     *,
-    summary: GradeSummary,
-    report: Report,
-    comparison: BaselineComparison | None,
-    baseline_note: str | None,
+    evaluation: Evaluation,
     notice: Callable[[str], None],
     warn: Callable[[str], None],
     log: Callable[[str], None],
@@ -118,18 +113,13 @@ def publish_comment(
     body = render_comment(
         marker,
         check_name=context.check_name,
-        summary=summary,
-        report=report,
-        comparison=comparison,
-        baseline_note=baseline_note,
+        evaluation=evaluation,
         check_url=context.check_url,
         summary_url=context.summary_url,
     )
     try:
         client = StickyCommentClient(context.http, context.repository)
-        return client.upsert(
-            number, marker, body, create=wants_new_comment(mode, summary, comparison)
-        )
+        return client.upsert(number, marker, body, create=wants_new_comment(mode, evaluation))
     except CommentsUnavailable as err:
         notice(f"no pull-request comment: {err}")
     except (GitHubError, ValueError) as err:

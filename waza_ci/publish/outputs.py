@@ -14,12 +14,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from waza_ci.errors import WazaCiError
-from waza_ci.gate.baseline_io import gate_status
 from waza_ci.github.checks import CheckRunResult
 from waza_ci.github.runner import WorkflowCommands
 from waza_ci.outputs import write_text_files
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import escape_markdown
+from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.model import report_json_text
 
 REPORT_JSON_DIR = ".waza-ci"
@@ -49,7 +48,7 @@ def html_report_note(html_report: Path | None) -> str:
     if html_report is None:
         return ""
     return (
-        f"> **HTML report:** {escape_markdown(str(html_report))}, every run's transcript and"
+        f"> **HTML report:** {code(str(html_report), JOB_SUMMARY, in_table=False)}, every run's transcript and"
         " verdicts in one file: download it from this run's artifacts (when the workflow"
         " uploads it with `actions/upload-artifact`) and open it in a browser.\n\n"
     )
@@ -92,7 +91,8 @@ def step_outputs(
     return {
         "failed-tasks": json.dumps(evaluation.model.failed_tasks, ensure_ascii=False),
         "report-json": report_json,
-        "passed": "true" if summary.passed and not summary.grader_errors else "false",
+        "passed": _bool(evaluation.decision.passed),
+        "tasks-passed": _bool(evaluation.decision.tasks_passed),
         "overall-score": f"{summary.overall_score:.4f}",
         "runs-graded": str(summary.runs_graded),
         "runs-failed": str(summary.runs_failed),
@@ -136,5 +136,9 @@ def _gate_outputs(evaluation: Evaluation) -> dict[str, str]:
         "flaky": str(len(evaluation.flaky)),
         "pass-rate": f"{passed / len(tasks):.4f}" if tasks else "0.0000",
         "baseline-pass-rate": f"{comparison.gate.baseline_pass_rate:.4f}" if comparison else "",
-        "gate": gate_status(comparison),
+        "gate": str(evaluation.decision.gate),
     }
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"

@@ -16,7 +16,7 @@ from typing import TextIO
 from waza_ci.github.checks import CheckRunResult
 from waza_ci.github.http import GitHubHttp
 from waza_ci.github.runner import RunnerEnv, WorkflowCommands, append_summary
-from waza_ci.publish.check_run import conclusion_of, open_session, publish_check_run, run_url
+from waza_ci.publish.check_run import open_session, publish_check_run, run_url
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import PublishOptions
 from waza_ci.publish.outputs import (
@@ -25,12 +25,13 @@ from waza_ci.publish.outputs import (
     step_outputs,
     write_report_json,
 )
+from waza_ci.report._text import utf8_len
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import JOB_SUMMARY_LIMIT
+from waza_ci.report.github_limits import JOB_SUMMARY_BYTES
 from waza_ci.report.regressions import (
     render_check_summary_with_regressions,
+    render_job_summary,
     render_regressions_text,
-    render_summary_with_regressions,
 )
 
 
@@ -55,11 +56,7 @@ def publish(
     if evaluation.baseline_note:
         commands.warning(evaluation.baseline_note)
     with commands.stop_commands():
-        stdout.write(
-            render_regressions_text(
-                evaluation.comparison, evaluation.flaky, baseline_note=evaluation.baseline_note
-            )
-        )
+        stdout.write(render_regressions_text(evaluation))
     _write_job_summary(evaluation, options, runner, commands, stdout)
     check_run = _publish_to_github(evaluation, options, runner, env, commands)
     report_json = write_report_json(evaluation, env, commands)
@@ -81,14 +78,9 @@ def _write_job_summary(
     stdout: TextIO,
 ) -> None:
     """The job summary file inside Actions; outside, the same Markdown on stdout."""
-    note = evaluation.shard_note + html_report_note(options.html_report)
-    markdown = note + render_summary_with_regressions(
-        evaluation.summary,
-        evaluation.model,
-        evaluation.comparison,
-        baseline_note=evaluation.baseline_note,
-        mode=options.report,
-        limit_bytes=JOB_SUMMARY_LIMIT - len(note.encode()),
+    note = html_report_note(options.html_report)
+    markdown = note + render_job_summary(
+        evaluation, mode=options.report, limit_bytes=JOB_SUMMARY_BYTES - utf8_len(note)
     )
     if options.job_summary and runner.summary_path:
         try:
@@ -128,10 +120,7 @@ def _publish_to_github(
                     check_url=check_run[1] or None,
                     summary_url=run_url(runner),
                 ),
-                summary=evaluation.summary,
-                report=evaluation.model,
-                comparison=evaluation.comparison,
-                baseline_note=evaluation.baseline_note,
+                evaluation=evaluation,
                 notice=lambda line: commands.notice(line, title="waza-ci"),
                 warn=warn,
                 log=lambda line: commands.echo_untrusted(f"waza-ci: {line}"),
@@ -160,13 +149,7 @@ def _check_run(
         env=env,
         head_sha=options.head_sha,
         report=evaluation.model,
-        conclusion=conclusion_of(evaluation.summary, evaluation.fail_on, evaluation.comparison),
-        check_summary=render_check_summary_with_regressions(
-            evaluation.summary,
-            evaluation.model,
-            evaluation.comparison,
-            baseline_note=evaluation.baseline_note,
-            mode=options.report,
-        ),
+        conclusion=evaluation.decision.conclusion,
+        check_summary=render_check_summary_with_regressions(evaluation, mode=options.report),
         commands=commands,
     )

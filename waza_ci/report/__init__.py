@@ -9,5 +9,6 @@ screen.py, details.py, markdown.py, md.py  the Markdown documents GitHub shows
 annotations.py  check-run annotations on the graders' YAML lines
 text.py        the terminal's first screen
 regressions.py, comment.py, gate.py  the baseline comparison, the PR comment, waza gate's formats
-_text.py       text hygiene shared by the renderers
+_text.py       text hygiene shared by the renderers (and github/'s last-moment guards)
+github_limits.py  GitHub's size limits, each number once
 """

@@ -25,6 +25,7 @@ from waza_ci.report._text import (
     readable_bmp,
     shorten,
 )
+from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, ANNOTATION_TITLE_CHARS
 from waza_ci.report.model import (
     FeedbackGroup,
     GlobalFailure,
@@ -39,8 +40,6 @@ __all__ = ["Annotation", "build_annotations", "repo_relative_path"]
 
 AnnotationLevel = Literal["notice", "warning", "failure"]
 
-TITLE_MAX_CHARS = 255
-MESSAGE_MAX_BYTES = 64_000
 NAME_MAX_CHARS = 80
 """Names inside a title are cut to this, so one long name cannot crowd out the rest."""
 TASKS_LISTED = 50
@@ -62,11 +61,11 @@ def _name(text: str) -> str:
 
 
 def _title(text: str) -> str:
-    return shorten(text, TITLE_MAX_CHARS)
+    return shorten(text, ANNOTATION_TITLE_CHARS)
 
 
 def _message(text: str) -> str:
-    return head_tail(readable_bmp(clean(text)).rstrip(), MESSAGE_MAX_BYTES)
+    return head_tail(readable_bmp(clean(text)).rstrip(), ANNOTATION_MESSAGE_BYTES)
 
 
 def _groups(groups: tuple[FeedbackGroup, ...]) -> list[str]:

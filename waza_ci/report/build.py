@@ -12,7 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from waza_ci.errors import Location
+from waza_ci.gate.baseline import BaselineComparison
+from waza_ci.policy import DEFAULT_POLICY, GatePolicy
 from waza_ci.report._text import clean
+from waza_ci.report.decision import Findings, decide
 from waza_ci.report.model import (
     SLOWEST_GRADERS,
     CommonFailure,
@@ -29,7 +32,6 @@ from waza_ci.report.model import (
     SourceLinks,
     Status,
     TaskResult,
-    Verdict_,
 )
 from waza_ci.report.reasons import (
     HINT_SAME_FAILURE,
@@ -51,10 +53,17 @@ from waza_ci.waza.scoring import (
 
 
 def build_report(
-    summary: GradeSummary, *, repo_root: str = "", links: SourceLinks | None = None
+    summary: GradeSummary,
+    *,
+    comparison: BaselineComparison | None = None,
+    policy: GatePolicy = DEFAULT_POLICY,
+    baseline_asked: bool = False,
+    repo_root: str = "",
+    links: SourceLinks | None = None,
 ) -> Report:
-    """The report of `summary`; `repo_root` makes YAML paths repository-relative, `links`
-    adds their URLs at the commit being checked."""
+    """The report of `summary` and the step's decision on it (decision.py, under `policy`,
+    with the comparison with the baseline, if any); `repo_root` makes YAML paths
+    repository-relative, `links` adds their URLs at the commit being checked."""
     where = Where(repo_root, links)
     tasks = tuple(_task_result(summary, task, where) for task in summary.tasks)
     rows = [row for task in tasks for row in task.graders if row.status != "passed"]
@@ -76,16 +85,24 @@ def build_report(
         overall_score=summary.overall_score,
         kinds=_kind_counts(verdicts),
     )
+    common_failure = _common_failure(summary)
+    decision = decide(
+        Findings(tasks, counts, common_failure),
+        summary,
+        comparison,
+        policy=policy,
+        baseline_asked=baseline_asked,
+    )
     return Report(
         eval_name=summary.eval_name,
         eval_path=repo_relative_path(summary.eval_path, repo_root)
         or posixpath.normpath(summary.eval_path),
         results_names=summary.results_names,
-        verdict=_verdict(summary),
+        decision=decision,
         counts=counts,
         tasks=tasks,
         problems=problems,
-        common_failure=_common_failure(summary),
+        common_failure=common_failure,
         global_failures=_global_failures(tasks),
         slowest=_slowest(tasks),
         skipped=summary.skipped,
@@ -101,14 +118,6 @@ def _kind_counts(verdicts: Iterable[Verdict]) -> tuple[KindCount, ...]:
 
 def _cleanup(verdict: Verdict) -> bool:
     return verdict.diagnosis is not None and verdict.diagnosis.problem == PROBLEM_CLEANUP
-
-
-def _verdict(summary: GradeSummary) -> Verdict_:
-    if not summary.runs:
-        return "nothing"
-    if summary.grader_errors:
-        return "errors"
-    return "passed" if summary.passed else "failed"
 
 
 def _task_result(summary: GradeSummary, task: TaskGrade, where: Where) -> TaskResult:
@@ -274,6 +283,7 @@ def _grader_result(
         problem=first.diagnosis.problem if errors and first.diagnosis is not None else None,
         reason=reason.text,
         hint=reason.hint,
+        setup=reason.setup and all(v.regraded for _, v in bad),
         runs_failed=len(bad),
         runs_total=len(entries),
         regraded=all(v.regraded for _, v in entries),
@@ -328,6 +338,11 @@ def _groups(entries: Iterable[tuple[int, str]]) -> tuple[FeedbackGroup, ...]:
     return tuple(FeedbackGroup(text, tuple(runs)) for text, runs in ordered)
 
 
+SAME_FAILURE_GRADERS = 3
+"""Graders of this many names failing alike on every execution, whatever they say, are taken
+for a broken setup: their own checks differ, so the same failure is not theirs."""
+
+
 def _common_failure(summary: GradeSummary) -> CommonFailure | None:
     """Every grader process of this grading (at least two) failed or errored with one
     signature. Graders checked in process are left out: a broken setup (a missing interpreter,
@@ -340,8 +355,13 @@ def _common_failure(summary: GradeSummary) -> CommonFailure | None:
     if len({failure_signature(r.text) for r in reasons}) != 1:
         return None
     hint = reasons[0].hint or HINT_SAME_FAILURE
+    graders = {v.name for v in executions}
     return CommonFailure(
-        len(executions), reasons[0].text, hint, processes_only=len(executions) < len(regraded)
+        len(executions),
+        reasons[0].text,
+        hint,
+        processes_only=len(executions) < len(regraded),
+        setup=reasons[0].setup or len(graders) >= SAME_FAILURE_GRADERS,
     )
 
 

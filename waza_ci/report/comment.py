@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount
-from waza_ci.gate.flaky import flaky_of
+from waza_ci.gate.flaky import FlakyTask
 from waza_ci.report._text import ELLIPSIS, one_line
-from waza_ci.report.markdown import escape_markdown
+from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.github_limits import COMMENT_CHARS
 from waza_ci.report.md import JOB_SUMMARY, code, link
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.regressions import (
@@ -25,11 +26,11 @@ from waza_ci.report.regressions import (
     flaky_row,
     format_count,
     ordered_changes,
-    verdict_line,
 )
+from waza_ci.report.regressions import verdict_line as gate_line
+from waza_ci.report.screen import verdict_line
 from waza_ci.waza.scoring import GradeSummary
 
-COMMENT_LIMIT_CHARS = 65_536
 _TAIL = f"\n\n{ELLIPSIS} see the job summary\n"
 _FAILING = (Change.NEWLY_FAILING, Change.STILL_FAILING)
 REASON_MAX_CHARS = 200
@@ -41,25 +42,19 @@ def render_comment(
     marker: str,
     *,
     check_name: str,
-    summary: GradeSummary,
-    report: Report,
-    comparison: BaselineComparison | None,
-    baseline_note: str | None,
+    evaluation: Evaluation,
     check_url: str | None,
     summary_url: str | None,
-    limit_chars: int = COMMENT_LIMIT_CHARS,
+    limit_chars: int = COMMENT_CHARS,
 ) -> str:
-    failed = bool(summary.grader_errors) or (
-        comparison.failed if comparison is not None else not summary.passed
-    )
-    icon = "❌" if failed else "✅"
+    summary, report, comparison = evaluation.summary, evaluation.model, evaluation.comparison
+    icon = "✅" if evaluation.decision.passed else "❌"
     head = "\n".join(
         [
             marker,
-            f"### {icon} waza-ci — {escape_markdown(check_name)}",
+            f"### {icon} waza-ci — {code(check_name, JOB_SUMMARY, in_table=False)}",
             "",
-            _verdict(summary, comparison, baseline_note, failed=failed),
-            "",
+            *_verdict(evaluation),
             _grading_line(summary),
             "",
             "",
@@ -71,7 +66,7 @@ def render_comment(
         if url and _safe_url(url)
     ]
     foot = "\n" + " · ".join(links) + "\n" if links else ""
-    rows = _rows(summary, report, comparison)
+    rows = _rows(report, comparison, evaluation.flaky)
     see = "— see the " + (
         f"[job summary]({summary_url})" if summary_url and _safe_url(summary_url) else "job summary"
     )
@@ -84,7 +79,7 @@ def render_comment(
 
 
 def _rows(
-    summary: GradeSummary, report: Report, comparison: BaselineComparison | None
+    report: Report, comparison: BaselineComparison | None, flaky: Sequence[FlakyTask]
 ) -> list[str]:
     """Failing rows with why, then fixed rows, then flaky ones; regressions first."""
     problems: dict[str, list[GraderResult]] = {}
@@ -105,7 +100,7 @@ def _rows(
                 rows.append(change_row(task, _why(problems.get(task.key, []))))
             elif task.change is Change.FIXED:
                 rows.append(change_row(task))
-    rows += [flaky_row(flaky) for flaky in flaky_of(summary.tasks)]
+    rows += [flaky_row(task) for task in flaky]
     return rows
 
 
@@ -121,19 +116,13 @@ def _why(rows: Sequence[GraderResult]) -> str:
     return "<br>".join(parts)
 
 
-def _verdict(
-    summary: GradeSummary,
-    comparison: BaselineComparison | None,
-    baseline_note: str | None,
-    *,
-    failed: bool,
-) -> str:
-    """The regression gate's verdict; without a baseline asked for, the grading verdict."""
-    if comparison is not None or baseline_note is not None:
-        return verdict_line(comparison, baseline_note=baseline_note)
-    if summary.grader_errors:
-        return "**⚠️ Grader errors**"
-    return "**❌ Failed**" if failed else "**✅ Passed**"
+def _verdict(evaluation: Evaluation) -> list[str]:
+    """The step's decision (the first line of every report), then the regression gate's line
+    when a baseline was asked for; each followed by a blank line."""
+    lines = [verdict_line(evaluation.model), ""]
+    if evaluation.comparison is not None or evaluation.baseline_note is not None:
+        lines += [gate_line(evaluation), ""]
+    return lines
 
 
 def _grading_line(summary: GradeSummary) -> str:

@@ -1,15 +1,17 @@
-"""The Evaluation: what one grading (or merge) decided, as every renderer and shell reads it:
-the summary, the report model, the comparison with the baseline, and the exit code."""
+"""The Evaluation: what one grading (or merge) found and decided, as every renderer and shell
+reads it: the summary, the report model with the step's one decision, the comparison with the
+baseline."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from waza_ci.errors import FailOn
 from waza_ci.gate.baseline import BaselineComparison
-from waza_ci.gate.baseline_io import gated_exit_code
-from waza_ci.gate.flaky import FlakyTask
-from waza_ci.report.model import Report
+from waza_ci.gate.flaky import FlakyTask, flaky_of
+from waza_ci.policy import DEFAULT_POLICY, GatePolicy
+from waza_ci.report.build import build_report
+from waza_ci.report.decision import Decision
+from waza_ci.report.model import Report, SourceLinks
 from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import LoadWarning
 
@@ -22,13 +24,50 @@ class Evaluation:
     flaky: tuple[FlakyTask, ...]
     baseline_note: str | None
     """Why there is no comparison although one may have been wanted, if so."""
-    fail_on: FailOn
     warnings: tuple[LoadWarning, ...] = ()
     """What loading the spec (or the partials) found worth a warning."""
     shard_note: str = ""
     """A shard's heading for its reports ("" for a whole grading or a merge)."""
 
+    @classmethod
+    def build(
+        cls,
+        summary: GradeSummary,
+        *,
+        comparison: BaselineComparison | None = None,
+        policy: GatePolicy = DEFAULT_POLICY,
+        baseline_asked: bool = False,
+        baseline_note: str | None = None,
+        warnings: tuple[LoadWarning, ...] = (),
+        shard_note: str = "",
+        repo_root: str = "",
+        links: SourceLinks | None = None,
+    ) -> Evaluation:
+        """The evaluation of a graded summary: its report, with the step's decision under
+        `policy`, and its flaky tasks (see `build_report` for the rest)."""
+        model = build_report(
+            summary,
+            comparison=comparison,
+            policy=policy,
+            baseline_asked=baseline_asked,
+            repo_root=repo_root,
+            links=links,
+        )
+        return cls(
+            summary=summary,
+            model=model,
+            comparison=comparison,
+            flaky=tuple(flaky_of(summary.tasks)),
+            baseline_note=baseline_note,
+            warnings=warnings,
+            shard_note=shard_note,
+        )
+
+    @property
+    def decision(self) -> Decision:
+        """The step's one decision (made once, when the report was built)."""
+        return self.model.decision
+
     @property
     def exit_code(self) -> int:
-        """0 passed, 1 failed (or the gate failed), 3 grader or clean-up errors."""
-        return gated_exit_code(self.summary, self.fail_on, self.comparison)
+        return self.decision.exit_code

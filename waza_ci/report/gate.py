@@ -8,16 +8,14 @@ table cells; the annotations are returned as data for the shell to issue escaped
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from waza_ci.gate.waza_gate import GateReport
 from waza_ci.report._text import for_log, one_line
-from waza_ci.report.markdown import escape_markdown
+from waza_ci.report.md import JOB_SUMMARY, code
 
 RULE_WIDTH = 70
-_BACKTICK_RUN = re.compile(r"`+")
 
 
 def render_gate_human(report: GateReport) -> str:
@@ -82,8 +80,8 @@ def render_gate_markdown(report: GateReport) -> str:
     if r.golden_failures:
         parts.append("\n### Golden failures\n\n| Task | Status |\n|---|---|\n")
         parts.extend(
-            f"| {code_span(g.test_id)} — {escape_markdown(g.display_name)} | "
-            f"{code_span(g.current_status)} |\n"
+            f"| {code(g.test_id, JOB_SUMMARY)} — {code(g.display_name, JOB_SUMMARY)} | "
+            f"{code(g.current_status, JOB_SUMMARY)} |\n"
             for g in r.golden_failures
         )
     if r.new_tasks:
@@ -94,10 +92,10 @@ def render_gate_markdown(report: GateReport) -> str:
         )
     if r.warnings:
         parts.append("\n**Warnings**\n")
-        parts.extend(f"- ⚠️ {escape_markdown(w)}\n" for w in r.warnings)
+        parts.extend(f"- ⚠️ {_inline(w)}\n" for w in r.warnings)
     if r.errors:
         parts.append("\n**Errors**\n")
-        parts.extend(f"- ❌ {escape_markdown(e)}\n" for e in r.errors)
+        parts.extend(f"- ❌ {_inline(e)}\n" for e in r.errors)
     parts.append(f"\n_Exit code: {r.exit_code}_\n")
     return "".join(parts)
 
@@ -154,18 +152,9 @@ def gate_annotations(report: GateReport) -> list[GateAnnotation]:
     return found
 
 
-def code_span(text: str) -> str:
-    """`text` as one Markdown code span that nothing in it can end, split or break.
-
-    The fence is one backtick longer than the longest run inside; `|` is escaped because a
-    table splits cells at it even inside code; newlines are folded away.
-    """
-    flat = one_line(text).replace("|", "\\|")
-    if not flat:
-        return "` `"
-    fence = "`" * (max((len(m) for m in _BACKTICK_RUN.findall(flat)), default=0) + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{fence}{pad}{flat}{pad}{fence}"
+def _inline(text: str) -> str:
+    """Untrusted text outside a table: a code span (`|` needs no escape there)."""
+    return code(text, JOB_SUMMARY, in_table=False)
 
 
 def _check(ok: bool) -> str:
@@ -173,7 +162,7 @@ def _check(ok: bool) -> str:
 
 
 def _code_list(items: Iterable[str]) -> str:
-    return ", ".join(code_span(item) for item in items)
+    return ", ".join(_inline(item) for item in items)
 
 
 def _log_list(items: Iterable[str]) -> str:

@@ -15,14 +15,11 @@ from collections.abc import Iterable, Sequence
 
 from waza_ci.report._text import format_bytes, one_line, plural, utf8_len
 from waza_ci.report.details import render_details
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, CHECK_TITLE_CHARS, JOB_SUMMARY_BYTES
 from waza_ci.report.md import CHECK_RUN, JOB_SUMMARY, Medium, code
 from waza_ci.report.model import Report
-from waza_ci.report.screen import ICON_ERROR, ListMode, first_screen, verdict_parts
+from waza_ci.report.screen import ICON_ERROR, ListMode, first_screen, verdict_label, verdict_parts
 
-JOB_SUMMARY_LIMIT = 1_048_576
-"""GitHub's cap on one step's job summary (bytes)."""
-CHECK_SUMMARY_LIMIT = 65_535
-"""GitHub's cap on a check run's output.summary and output.text (counted as UTF-8 bytes)."""
 MIN_LIMIT = 4_096
 """The smallest budget that always holds the heading, the verdict line and a trim note."""
 
@@ -95,7 +92,7 @@ def render_markdown(
     report: Report,
     *,
     mode: ListMode = "failures",
-    limit_bytes: int = JOB_SUMMARY_LIMIT,
+    limit_bytes: int = JOB_SUMMARY_BYTES,
     extra: Sequence[str] = (),
 ) -> str:
     """The job summary: heading, first screen, details; at most `limit_bytes` UTF-8 bytes.
@@ -117,7 +114,7 @@ def render_check_summary(
     report: Report,
     *,
     mode: ListMode = "failures",
-    limit_bytes: int = CHECK_SUMMARY_LIMIT,
+    limit_bytes: int = CHECK_OUTPUT_BYTES,
     extra: Sequence[str] = (),
 ) -> str:
     """The check run's output.summary: the first screen."""
@@ -134,7 +131,7 @@ def render_check_summary(
     )
 
 
-def render_check_text(report: Report, *, limit_bytes: int = CHECK_SUMMARY_LIMIT) -> str:
+def render_check_text(report: Report, *, limit_bytes: int = CHECK_OUTPUT_BYTES) -> str:
     """The check run's output.text: every failing grader's distinct outputs (or a line
     saying there are none)."""
     _check_limit(limit_bytes)
@@ -180,16 +177,9 @@ def _document(
     return _join([*head, *screen[:1], *note, *screen[1:], *shown])
 
 
-def escape_markdown(text: str) -> str:
-    """Untrusted text for one line of Markdown, rendering literally and copying back exactly:
-    an inline code span (table-safe, so a `|` in it is written `\\|`). Nothing is inserted:
-    GitHub makes no mention or issue link inside code."""
-    return code(text, JOB_SUMMARY)
-
-
 def check_title(report: Report) -> str:
-    """One plain line for output.title, from counts only (no untrusted text, no time: the
-    same grading gives the same title)."""
-    parts = verdict_parts(report, with_time=False)
+    """One plain line for output.title: the decision and the counts (no untrusted text, no
+    time: the same grading gives the same title)."""
+    parts = [verdict_label(report)[1], *verdict_parts(report, with_time=False)]
     title = " · ".join(parts)
-    return title[:255]
+    return title[:CHECK_TITLE_CHARS]

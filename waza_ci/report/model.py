@@ -14,11 +14,11 @@ renderers' job, each for its own medium.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
+from waza_ci.report.decision import Decision, Verdict
 from waza_ci.waza.scoring import (
     SkippedTask,
 )
@@ -27,7 +27,6 @@ REPORT_VERSION = 1
 SLOWEST_GRADERS = 5
 
 Status = Literal["passed", "failed", "error"]
-Verdict_ = Literal["passed", "failed", "errors", "nothing"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +110,9 @@ class GraderResult:
     graded: bool = True
     """False when no grader said anything about the task: the row says why (its reason)."""
     flips: tuple[Flip, ...] = ()
+    setup: bool = False
+    """The grader could not run (a missing command, script, module or file): the setup's
+    fault, which fails the step under every `fail-on` (see decision.py)."""
 
     @property
     def not_run(self) -> str | None:
@@ -173,6 +175,10 @@ class CommonFailure:
     hint: str
     processes_only: bool = False
     """Graders checked in process ran too (and are not counted): the banner says "program"."""
+    setup: bool = False
+    """The graders could not run: the reason is a setup problem (a missing script, command or
+    module), or graders of several names (build.SAME_FAILURE_GRADERS) all failed alike, which
+    their own checks would not do. Fails the step under every `fail-on` (decision.py)."""
 
     @property
     def what(self) -> str:
@@ -205,7 +211,8 @@ class Report:
     eval_name: str
     eval_path: str
     results_names: tuple[str, ...]
-    verdict: Verdict_
+    decision: Decision
+    """The step's one decision; every renderer says what it says."""
     counts: Counts
     tasks: tuple[TaskResult, ...]
     problems: tuple[GraderResult, ...]
@@ -215,9 +222,15 @@ class Report:
     global_failures: tuple[GlobalFailure, ...]
     slowest: tuple[GraderTime, ...]
     skipped: tuple[SkippedTask, ...]
-    extra_sections: Mapping[str, Any] = field(default_factory=dict)
-    """Room for later steps (e.g. a comparison with the base branch) to add named sections;
-    they appear in `to_json()` under their names."""
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.decision.verdict
+
+    @property
+    def setup_rows(self) -> tuple[GraderResult, ...]:
+        """The (task, grader) rows whose grader could not run."""
+        return tuple(row for row in self.problems if row.setup)
 
     @property
     def flipped(self) -> tuple[GraderResult, ...]:
@@ -251,6 +264,7 @@ def _grader_json(row: GraderResult) -> dict[str, Any]:
         "kind": row.kind,
         "status": row.status,
         "problem": row.problem,
+        **({"setup": True} if row.setup else {}),
         "reason": row.reason or None,
         "hint": row.hint,
         "runs_failed": row.runs_failed,
@@ -279,7 +293,8 @@ def _report_json(report: Report) -> dict[str, Any]:
         "version": REPORT_VERSION,
         "eval": {"name": report.eval_name, "path": report.eval_path},
         "results_files": list(report.results_names),
-        "verdict": report.verdict,
+        "verdict": str(report.verdict),
+        "decision": _decision_json(report.decision),
         "counts": {
             "tasks": counts.tasks,
             "runs": counts.runs,
@@ -301,6 +316,7 @@ def _report_json(report: Report) -> dict[str, Any]:
             "executions": report.common_failure.executions,
             "reason": report.common_failure.reason,
             "hint": report.common_failure.hint,
+            "setup": report.common_failure.setup,
         },
         "global_failures": [
             {
@@ -351,5 +367,16 @@ def _report_json(report: Report) -> dict[str, Any]:
             for s in report.skipped
         ],
     }
-    data.update(report.extra_sections)
     return data
+
+
+def _decision_json(decision: Decision) -> dict[str, Any]:
+    return {
+        "passed": decision.passed,
+        "exit_code": decision.exit_code,
+        "conclusion": decision.conclusion,
+        "gate": str(decision.gate),
+        "fail_on": str(decision.policy.fail_on),
+        "tasks_passed": decision.tasks_passed,
+        "reasons": list(decision.reasons),
+    }

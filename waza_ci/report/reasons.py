@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from waza_ci.report._text import one_line, shorten
+from waza_ci.report._text import ELLIPSIS, one_line, shorten
 from waza_ci.report.telling import telling_line
 from waza_ci.waza.scoring import (
     PROBLEM_CANCELLED,
@@ -28,11 +28,20 @@ _COMMAND_NOT_FOUND = re.compile(r'^exec: "(?P<name>.*)": executable file not fou
 _NO_SUCH_DIR = re.compile(r"^chdir (?P<path>.*): no such file or directory$")
 _PERMISSION = re.compile(r"^(?:fork/exec|exec:?) (?P<path>.*): permission denied$")
 # An interpreter that cannot find the script it was given: python3's `can't open file`,
-# node's `Cannot find module`, a shell's `bash: graders/x.sh: No such file or directory`.
+# node's `Cannot find module`, a shell's `bash: graders/x.sh: No such file or directory` or
+# dash's `sh: 0: cannot open graders/x.sh: No such file`. Only a shell's own words count: a
+# grader's `cat: CHANGELOG.md: No such file or directory` is the agent's work, not the setup.
+_SHELL = r"^(?:\S*/)?(?:ba|da|z|k)?sh: (?:\d+: )?(?:line \d+: )?"
 _MISSING_SCRIPT = re.compile(
-    r"can't open file|Cannot find module|^[\w./-]+: [^:]+: No such file or directory$"
+    rf"can't open file|Cannot find module|{_SHELL}(?:[Cc]an(?:'t|not) open )?\S+: "
+    r"No such file(?: or directory)?$|^(?:\S*/)?(?:ba|da|z|k)?sh: (?:\d+: )?[Cc]an't open \S+$"
 )
+# A shell asked to run a command that is not installed (exit status 127).
+_SHELL_NOT_FOUND = re.compile(rf"{_SHELL}(?P<name>\S+): (?:command )?not found$")
 _MISSING_MODULE = re.compile(r"ModuleNotFoundError|No module named|Cannot find package")
+# A grader checked in process that could not read a file its config names (a SKILL.md, a
+# schema file): Go's `open …: no such file or directory`, in waza's error text.
+_CONFIG_FILE_MISSING = re.compile(r": no such file or directory$")
 
 HINT_NOT_FOUND = (
     "install it in the job (or the image), or check PATH; "
@@ -54,6 +63,10 @@ HINT_MISSING_FILE = (
     "to the folder its args are relative to"
 )
 HINT_MISSING_MODULE = "install the module the grader imports in the job (or the image)"
+HINT_CONFIG_FILE = (
+    "the files a grader's config names (skill_path, schema_file, …) are resolved from "
+    "working-directory: set working-directory to the folder they are relative to"
+)
 HINT_SAME_FAILURE = (
     "when every grader fails the same way the cause is usually the setup, not the graders: "
     "check working-directory and that the interpreter is installed in the job"
@@ -66,12 +79,17 @@ class Reason:
 
     text: str
     hint: str | None = None
+    setup: bool = False
+    """The grader could not run at all (a missing command, script, module or file its config
+    names): the job's setup is wrong, not the agent's work."""
 
 
 def reason_for(verdict: Verdict) -> Reason:
     """The reason a verdict did not pass (or errored)."""
     diagnosis = verdict.diagnosis
-    if diagnosis is None:  # a kept verdict: only its feedback is known
+    if diagnosis is None:  # checked in process, or a kept verdict: only its words are known
+        if verdict.regraded and verdict.error and _CONFIG_FILE_MISSING.search(verdict.error):
+            return Reason(_short_keeping_tail(one_line(verdict.error)), HINT_CONFIG_FILE, True)
         return Reason(_short(telling_line(verdict.error or verdict.feedback)) or "no feedback")
     if diagnosis.problem is not None:
         return _problem_reason(verdict, diagnosis)
@@ -79,7 +97,7 @@ def reason_for(verdict: Verdict) -> Reason:
     exit_text = diagnosis.exit_error or "exit status 0"
     if not line:
         return Reason(f"{exit_text}, no output")
-    return Reason(_short(line), _failure_hint(line))
+    return _failure_reason(line)
 
 
 def _problem_reason(verdict: Verdict, diagnosis: Diagnosis) -> Reason:
@@ -96,30 +114,43 @@ def _problem_reason(verdict: Verdict, diagnosis: Diagnosis) -> Reason:
 
 
 def _not_started(exit_error: str) -> Reason:
+    """A program that never ran: always the setup."""
     text = one_line(exit_error)
     match = _COMMAND_NOT_FOUND.match(text)
     if match:
-        return Reason(f"command not found: {match['name']}", HINT_NOT_FOUND)
+        return Reason(f"command not found: {match['name']}", HINT_NOT_FOUND, True)
     match = _NO_SUCH_DIR.match(text)
     if match:
-        return Reason(f"working directory not found: {match['path']}", HINT_NO_DIR)
+        return Reason(f"working directory not found: {match['path']}", HINT_NO_DIR, True)
     match = _PERMISSION.match(text)
     if match:
-        return Reason(f"not executable: {match['path']}", HINT_PERMISSION)
-    return Reason(_short(text) or "could not start", HINT_NOT_STARTED)
+        return Reason(f"not executable: {match['path']}", HINT_PERMISSION, True)
+    return Reason(_short(text) or "could not start", HINT_NOT_STARTED, True)
 
 
-def _failure_hint(line: str) -> str | None:
-    """Hints for failures that are usually the job's setup rather than the agent's work."""
+def _failure_reason(line: str) -> Reason:
+    """A program that ran and failed; the setup's fault when its interpreter or shell says it
+    could not find the script, a module it imports, or a command."""
     if _MISSING_MODULE.search(line):
-        return HINT_MISSING_MODULE
+        return Reason(_short(line), HINT_MISSING_MODULE, True)
     if _MISSING_SCRIPT.search(line):
-        return HINT_MISSING_FILE
-    return None
+        return Reason(_short_keeping_tail(line), HINT_MISSING_FILE, True)
+    if _SHELL_NOT_FOUND.search(line):
+        return Reason(_short(line), HINT_NOT_FOUND, True)
+    return Reason(_short(line))
 
 
 def _short(text: str) -> str:
     return shorten(one_line(text), REASON_MAX_CHARS)
+
+
+def _short_keeping_tail(text: str) -> str:
+    """A long path in a setup error: its head and its tail, which says what went wrong."""
+    text = one_line(text)
+    if len(text) <= REASON_MAX_CHARS:
+        return text
+    half = REASON_MAX_CHARS // 2
+    return text[: half - 1].rstrip() + ELLIPSIS + text[-half:].lstrip()
 
 
 def failure_signature(reason: str) -> str:

@@ -11,19 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
-from waza_ci.gate.flaky import FlakyTask, flaky_of
+from waza_ci.gate.flaky import FlakyTask
 from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
-from waza_ci.report.gate import code_span
+from waza_ci.report.decision import GateState
+from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
-    CHECK_SUMMARY_LIMIT,
-    JOB_SUMMARY_LIMIT,
-    escape_markdown,
     render_check_summary,
     render_markdown,
 )
-from waza_ci.report.model import Report
+from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.screen import ListMode
-from waza_ci.waza.scoring import GradeSummary
 
 SECTION_LIMIT = 131_072
 """The section's share of the job summary (whose limit is 1 MiB); rows past it are counted."""
@@ -40,6 +38,14 @@ _ICONS = {
 }
 
 
+def _cell(text: str) -> str:
+    return code(text, JOB_SUMMARY)
+
+
+def _inline(text: str) -> str:
+    return code(text, JOB_SUMMARY, in_table=False)
+
+
 def format_count(count: PassCount | None) -> str:
     if count is None:
         return "—"
@@ -51,13 +57,14 @@ def format_interval(count: PassCount) -> str:
     return f"{low * 100:.0f}% to {high * 100:.0f}%"
 
 
-def verdict_line(comparison: BaselineComparison | None, *, baseline_note: str | None) -> str:
-    """One line: the gate's verdict and what it counted (Markdown)."""
-    if comparison is None:
-        note = escape_markdown(baseline_note or "no baseline was given")
+def verdict_line(evaluation: Evaluation) -> str:
+    """One line: the gate's state (the decision's) and what it counted (Markdown)."""
+    comparison, gate = evaluation.comparison, evaluation.decision.gate
+    if comparison is None or gate is GateState.NO_BASELINE:
+        note = _inline(evaluation.baseline_note or "no baseline was given")
         return f"**Regression gate: ⚪ no baseline** — {note}"
     c = comparison
-    icon, word = ("❌", "fail") if c.failed else ("✅", "pass")
+    icon, word = ("❌", "fail") if gate is GateState.FAIL else ("✅", "pass")
     counts = (
         f"{len(c.regressions)} regression(s), {len(c.fixed)} fixed, "
         f"{len(c.still_failing)} still failing, {len(c.within_noise)} within noise"
@@ -76,7 +83,7 @@ def _note(task: TaskChange, *, graders: bool = True) -> str:
     if task.within_noise:
         notes.append("within noise")
     if graders:
-        notes.extend(f"{code_span(g.grader)} {g.change}" for g in task.graders)
+        notes.extend(f"{_cell(g.grader)} {g.change}" for g in task.graders)
     return "; ".join(notes)
 
 
@@ -85,14 +92,14 @@ def change_row(task: TaskChange, why: str = "") -> str:
     their reasons) takes the place of the graders' changes in its notes."""
     notes = "; ".join(part for part in (_note(task, graders=not why), why) if part)
     return (
-        f"| {_ICONS[task.change]} {task.change} | {code_span(task.key)} | "
+        f"| {_ICONS[task.change]} {task.change} | {_cell(task.key)} | "
         f"{format_count(task.baseline)} | {format_count(task.current)} | {notes} |"
     )
 
 
 def flaky_row(flaky: FlakyTask) -> str:
     return (
-        f"| 〰️ flaky | {code_span(flaky.key)} | | {format_count(flaky.count)} | "
+        f"| 〰️ flaky | {_cell(flaky.key)} | | {format_count(flaky.count)} | "
         f"95% interval {format_interval(flaky.count)} |"
     )
 
@@ -148,30 +155,25 @@ def _gate_lines(comparison: BaselineComparison) -> list[str]:
         f"{len(gate.golden_failures)} failed" + ("" if gate.golden_must_pass else " (not enforced)")
     ]
     lines += [
-        f"- ❌ golden task {code_span(g.test_id)} is {code_span(g.current_status)}"
+        f"- ❌ golden task {_inline(g.test_id)} is {_inline(g.current_status)}"
         for g in gate.golden_failures
     ]
-    lines += [f"- ⚠️ {escape_markdown(w)}" for w in gate.warnings]
-    lines += [f"- ❌ {escape_markdown(e)}" for e in gate.errors]
+    lines += [f"- ⚠️ {_inline(w)}" for w in gate.warnings]
+    lines += [f"- ❌ {_inline(e)}" for e in gate.errors]
     return lines
 
 
-def render_regressions_markdown(
-    comparison: BaselineComparison | None,
-    flaky: Sequence[FlakyTask],
-    *,
-    baseline_note: str | None = None,
-    limit_bytes: int = SECTION_LIMIT,
-) -> str:
+def render_regressions_markdown(evaluation: Evaluation, *, limit_bytes: int = SECTION_LIMIT) -> str:
     """The job-summary section; empty when there is neither a baseline question nor a flaky
     task to show."""
-    if comparison is None and baseline_note is None and not flaky:
+    comparison, flaky = evaluation.comparison, evaluation.flaky
+    if comparison is None and evaluation.baseline_note is None and not flaky:
         return ""
     parts: list[str] = []
-    if comparison is not None or baseline_note is not None:
-        parts += [HEADING, "", verdict_line(comparison, baseline_note=baseline_note), ""]
+    if comparison is not None or evaluation.baseline_note is not None:
+        parts += [HEADING, "", verdict_line(evaluation), ""]
     if comparison is not None:
-        files = ", ".join(code_span(f) for f in comparison.baseline_files)
+        files = ", ".join(_inline(f) for f in comparison.baseline_files)
         parts += [f"- baseline: {files}", *_gate_lines(comparison), ""]
         rows = table_rows(comparison, ())
         if rows:
@@ -183,18 +185,15 @@ def render_regressions_markdown(
     return cut_utf8(text, limit_bytes)
 
 
-def render_regressions_text(
-    comparison: BaselineComparison | None,
-    flaky: Sequence[FlakyTask],
-    *,
-    baseline_note: str | None = None,
-) -> str:
+def render_regressions_text(evaluation: Evaluation) -> str:
     """A few plain lines for stderr / the log."""
+    comparison, baseline_note = evaluation.comparison, evaluation.baseline_note
+    gate = evaluation.decision.gate
     lines: list[str] = []
-    if comparison is not None:
+    if comparison is not None and gate is not GateState.NO_BASELINE:
         c = comparison
         lines.append(
-            f"waza-ci: regression gate {'FAILED' if c.failed else 'passed'}: "
+            f"waza-ci: regression gate {'FAILED' if gate is GateState.FAIL else 'passed'}: "
             f"{len(c.regressions)} regression(s), {len(c.fixed)} fixed, "
             f"{len(c.still_failing)} still failing, {len(c.within_noise)} within noise, "
             f"{len(c.new)} new, {len(c.removed)} removed; waza gate: {c.gate.outcome}"
@@ -210,7 +209,7 @@ def render_regressions_text(
         lines += [f"  waza gate: {for_log(e)}" for e in (*c.gate.errors, *c.gate.warnings)]
     elif baseline_note is not None:
         lines.append(f"waza-ci: regression gate: no baseline: {for_log(baseline_note)}")
-    for f in flaky:
+    for f in evaluation.flaky:
         lines.append(
             f"  flaky: {for_log(f.key)} {format_count(f.count)}, "
             f"95% interval {format_interval(f.count)}"
@@ -218,18 +217,15 @@ def render_regressions_text(
     return "".join(line + "\n" for line in lines)
 
 
-def render_summary_with_regressions(
-    summary: GradeSummary,
-    report: Report,
-    comparison: BaselineComparison | None,
-    *,
-    baseline_note: str | None = None,
-    mode: ListMode = "failures",
-    limit_bytes: int = JOB_SUMMARY_LIMIT,
+def render_job_summary(
+    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = JOB_SUMMARY_BYTES
 ) -> str:
-    """The job summary with the regression section on its first screen, within `limit_bytes`."""
-    section = _section(summary, comparison, baseline_note, SECTION_LIMIT, limit_bytes)
-    return render_markdown(report, mode=mode, limit_bytes=limit_bytes, extra=section)
+    """The job summary: a shard's note, then the report with the regression section on its
+    first screen, all within `limit_bytes` (the one assembly the action and `--summary` use)."""
+    note = evaluation.shard_note
+    budget = limit_bytes - utf8_len(note)
+    section = _section(evaluation, SECTION_LIMIT, budget)
+    return note + render_markdown(evaluation.model, mode=mode, limit_bytes=budget, extra=section)
 
 
 CHECK_SECTION_LIMIT = 16_384
@@ -237,32 +233,17 @@ CHECK_SECTION_LIMIT = 16_384
 
 
 def render_check_summary_with_regressions(
-    summary: GradeSummary,
-    report: Report,
-    comparison: BaselineComparison | None,
-    *,
-    baseline_note: str | None = None,
-    mode: ListMode = "failures",
-    limit_bytes: int = CHECK_SUMMARY_LIMIT,
+    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = CHECK_OUTPUT_BYTES
 ) -> str:
     """The check run's summary with the regression section, within `limit_bytes`."""
-    section = _section(summary, comparison, baseline_note, CHECK_SECTION_LIMIT, limit_bytes)
-    return render_check_summary(report, mode=mode, limit_bytes=limit_bytes, extra=section)
+    section = _section(evaluation, CHECK_SECTION_LIMIT, limit_bytes)
+    return render_check_summary(evaluation.model, mode=mode, limit_bytes=limit_bytes, extra=section)
 
 
-def _section(
-    summary: GradeSummary,
-    comparison: BaselineComparison | None,
-    baseline_note: str | None,
-    section_limit: int,
-    limit_bytes: int,
-) -> list[str]:
+def _section(evaluation: Evaluation, section_limit: int, limit_bytes: int) -> list[str]:
     """The regression section as first-screen blocks (none when there is nothing to say); the
     report's own budgeting then keeps the whole within the limit."""
     section = render_regressions_markdown(
-        comparison,
-        flaky_of(summary.tasks),
-        baseline_note=baseline_note,
-        limit_bytes=min(section_limit, limit_bytes // 4),
+        evaluation, limit_bytes=min(section_limit, limit_bytes // 4)
     )
     return [section.rstrip("\n")] if section else []

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from waza_ci.report._text import format_score, plural
+from waza_ci.report.decision import Verdict
 from waza_ci.report.md import Medium, code, link, table, trusted
 from waza_ci.report.model import GraderResult, Report, TaskResult
 from waza_ci.report.reasons import format_duration
@@ -30,10 +31,11 @@ PASSING_LISTED = 100
 ListMode = Literal["failures", "all"]
 
 _VERDICT_LABELS = {
-    "passed": (ICON_PASSED, "Passed"),
-    "failed": (ICON_FAILED, "Failed"),
-    "errors": (ICON_ERROR, "Grader errors"),
-    "nothing": (ICON_NOTHING, "Nothing graded"),
+    Verdict.PASSED: (ICON_PASSED, "Passed"),
+    Verdict.FAILED: (ICON_FAILED, "Failed"),
+    Verdict.ERRORS: (ICON_ERROR, "Grader errors"),
+    Verdict.SETUP: (ICON_ERROR, "Graders could not run"),
+    Verdict.NOTHING: (ICON_NOTHING, "Nothing graded"),
 }
 
 
@@ -116,8 +118,12 @@ def verdict_label(report: Report) -> tuple[str, str]:
 
 
 def verdict_line(report: Report) -> str:
+    """The step's decision and the counts, then (on a line of its own) why: the first thing
+    every Markdown report says, and the same words as the terminal's."""
     icon, label = verdict_label(report)
-    return " · ".join([f"**{icon} {label}**", *verdict_parts(report)])
+    line = " · ".join([f"**{icon} {label}**", *verdict_parts(report)])
+    reasons = report.decision.reasons
+    return f"{line}  \n**Why:** {trusted('; '.join(reasons))}" if reasons else line
 
 
 def banner(report: Report, medium: Medium) -> list[str]:

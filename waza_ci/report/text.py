@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from waza_ci.report._text import UNNAMED, for_log, shorten
+from waza_ci.report.decision import Verdict
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.screen import kinds_parts, verdict_parts
 
@@ -26,10 +27,11 @@ _BOLD = "\x1b[1m"
 _RESET = "\x1b[0m"
 
 _LABELS = {
-    "passed": ("PASSED", _GREEN),
-    "failed": ("FAILED", _RED),
-    "errors": ("GRADER ERRORS", _YELLOW),
-    "nothing": ("NOTHING GRADED", _YELLOW),
+    Verdict.PASSED: ("PASSED", _GREEN),
+    Verdict.FAILED: ("FAILED", _RED),
+    Verdict.ERRORS: ("GRADER ERRORS", _YELLOW),
+    Verdict.SETUP: ("GRADERS COULD NOT RUN", _YELLOW),
+    Verdict.NOTHING: ("NOTHING GRADED", _YELLOW),
 }
 
 
@@ -72,6 +74,8 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     lines = [
         f"waza-ci: {_paint(label, _BOLD + tint, colour)}: " + " · ".join(verdict_parts(report))
     ]
+    if report.decision.reasons:
+        lines.append("  why: " + "; ".join(report.decision.reasons))
     if kinds := kinds_parts(report, lambda kind: _safe(kind, NAME_MAX_CHARS)):
         lines.append("  verdicts " + " · ".join(kinds))
     common = report.common_failure

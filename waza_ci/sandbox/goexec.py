@@ -167,11 +167,14 @@ def check_working_directory(cwd: str) -> None:
         raise CannotStart(f"chdir {cwd}: {go_errno_text(error)}") from error
 
 
-def go_errno_text(error: OSError) -> str:
-    """Go's errno text: the C library's message with its first letter lowered."""
-    if error.errno is None:
+def go_errno_text(error: OSError | int) -> str:
+    """Go's text of a Unix errno (`syscall.Errno.Error()`): the C library's message with its
+    first letter lowered, unless the first word is an acronym (`RFS specific error`). An
+    OSError without an errno gives its own text."""
+    code = error if isinstance(error, int) else error.errno
+    if code is None:
         return str(error)
-    message = os.strerror(error.errno)
+    message = os.strerror(code)
     if len(message) > 1 and message[0].isupper() and message[1].islower():
         message = message[0].lower() + message[1:]
     return message

@@ -1,13 +1,13 @@
 """Join the partial results files of N shards into what one unsharded grading produces.
 
 Each partial is a regraded results file holding the tasks its shard graded (shard 1 also the
-tasks no shard grades), plus a `waza_ci` section (see shard.py). The merge checks that the
+tasks no shard grades), plus a `waza_ci` section (see section.py). The merge checks that the
 partials come from the same inputs and cover every shard of every results file exactly once,
 with every task held and graded once; any problem is an InputError naming the shard and the
 file. It then puts each file back together in its order and rebuilds the report's view of each
-task (verdicts, run status) with grading.py's and scoring.py's functions. The stats of a task
-were computed by its shard with the same function an unsharded run uses and travel in its
-results file; the engine rebuilds the top-level digest.
+task (verdicts, run status) with grading/verdicts.py's and waza/scoring.py's functions. The
+stats of a task were computed by its shard with the same function an unsharded run uses and
+travel in its results file; the engine rebuilds the top-level digest.
 """
 
 from __future__ import annotations

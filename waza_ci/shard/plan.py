@@ -23,9 +23,10 @@ from typing import Any
 from waza_ci.errors import InputError, Location
 from waza_ci.grading.assemble import RegradedFile, with_digest
 from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch, regraded_graders
+from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.results import ResultsFile, load_results
 from waza_ci.waza.scoring import TaskGrade, Verdict
-from waza_ci.waza.spec import PROGRAM_KIND, EvalSpec
+from waza_ci.waza.spec import EvalSpec
 
 PARTIAL_KEY = "waza_ci"
 """The top-level key of a partial results file that holds the shard's description."""
@@ -86,7 +87,6 @@ PROCESS_COST = 1000
 this much against one graded in this process: a process start costs milliseconds, an
 in-process check microseconds (benchmarks/inprocess_graders.py measures the ratio)."""
 IN_PROCESS_COST_MS = 1
-PROCESS_KINDS = frozenset({PROGRAM_KIND, "code"})
 
 
 def load_shard_weights(paths: Sequence[Path]) -> DurationTable:

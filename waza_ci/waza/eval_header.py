@@ -12,9 +12,10 @@ from pathlib import Path
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.waza.goyaml import child, is_null
 from waza_ci.waza.schema_version import SCENARIO_SCHEMA_VERSION, schema_version_problem
 from waza_ci.waza.spec_schema import EVAL_SPEC, SCENARIO_EVAL_SPEC, Struct
-from waza_ci.waza.yaml_doc import at, child, is_null, scalar_text
+from waza_ci.waza.yaml_doc import at, scalar_text
 
 
 def eval_shape(path: Path, root: yaml.MappingNode) -> Struct:

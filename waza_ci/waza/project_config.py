@@ -1,24 +1,28 @@
 """waza's project config, `.waza.yaml`: found as waza finds it (the nearest one, walking up
 from the working directory) and read for what regrading needs, `graders.programTimeout`.
 
-Every key of waza's ProjectConfig is known (`paths`, `files`, `defaults`, `cache`, `server`,
-`dev`, `tokens`, `graders`, `storage`). waza throws the whole file away (every default, a 30 s
-program timeout) over one unknown key or mistyped value anywhere in it; waza-ci says so in a
-warning naming the file, line and key, but still honours a readable `graders.programTimeout`:
-a newer waza may know a key waza-ci does not, and the timeout is what the user asked for.
-Only when the timeout itself cannot be read (bad YAML, a wrong type) is the default used.
+waza decodes the file strictly (yaml.v3 KnownFields) and then checks `files` and
+`registries`; over one unknown key, mistyped value or refused value anywhere in it, its loader
+fails and the program grader falls back to its 30 s default: the whole file is discarded
+(internal/graders/program_grader.go, NewProgramGrader: `cfg, err := projectconfig.Load(".")`,
+the timeout taken only when `err == nil`; internal/projectconfig/config.go, Load). waza-ci does
+the same, so a slow grader gets the same verdict, and says so in one warning naming the file,
+the line and waza's error.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from waza_ci.errors import InputError, Location
-from waza_ci.waza.spec_schema import ANY, INT, PROJECT_CONFIG, ShapeError, check_shape
-from waza_ci.waza.yaml_doc import at, child, construct, is_null, load_optional_yaml, scalar_text
+from waza_ci.waza.goyaml import child, is_null
+from waza_ci.waza.spec_schema import ANY, PROJECT_CONFIG, ShapeError, check_shape
+from waza_ci.waza.unmarshal_text import unmarshal_problem
+from waza_ci.waza.yaml_doc import at, construct, load_optional_yaml, scalar_text
 
 DEFAULT_PROGRAM_TIMEOUT_S = 30
 PROJECT_CONFIG_NAME = ".waza.yaml"
@@ -51,93 +55,106 @@ def find_project_config(working_directory: Path) -> Path | None:
 
 
 def find_program_timeout(working_directory: Path) -> tuple[int, list[LoadWarning]]:
-    """`graders.programTimeout` of the nearest `.waza.yaml` (see find_project_config)."""
+    """`graders.programTimeout` of the nearest `.waza.yaml` (see find_project_config), or
+    waza's 30 s default when there is none or waza would discard it (with one warning)."""
     config = find_project_config(working_directory)
     if config is None:
         return DEFAULT_PROGRAM_TIMEOUT_S, []
-    return _read_program_timeout(config)
-
-
-def _read_program_timeout(path: Path) -> tuple[int, list[LoadWarning]]:
-    fallback = f"; ignored, using waza's default ({DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
+    root: yaml.MappingNode | None = None
     try:
-        # YAML itself (syntax, duplicate keys, aliases) first; the shape is judged below.
-        root = load_optional_yaml(path, what="project config", shape=ANY)
-        timeout_node = _timeout_node(path, root)
+        # YAML itself (syntax, duplicate keys, aliases) first, then waza's strict decode.
+        root = load_optional_yaml(config, what="project config", shape=ANY)
+        if root is None:
+            return DEFAULT_PROGRAM_TIMEOUT_S, []  # nothing in it: the default either way
+        _refuse_as_waza_does(config, root)
     except InputError as err:
-        return DEFAULT_PROGRAM_TIMEOUT_S, [LoadWarning(err.message + fallback, err.location)]
-    timeout = _timeout(path, timeout_node)
-    warnings = _elsewhere(path, root, timeout)
-    if timeout is not None and timeout < 1:
-        problem = f"graders.programTimeout must be >= 1; using {DEFAULT_PROGRAM_TIMEOUT_S} s"
-        assert timeout_node is not None
-        return DEFAULT_PROGRAM_TIMEOUT_S, [*warnings, LoadWarning(problem, at(path, timeout_node))]
-    return timeout or DEFAULT_PROGRAM_TIMEOUT_S, warnings
+        return DEFAULT_PROGRAM_TIMEOUT_S, [_discarded(err, root)]
+    return _program_timeout(config, root)
 
 
-def _timeout_node(path: Path, root: yaml.MappingNode | None) -> yaml.Node | None:
-    """`graders.programTimeout`, checked as waza's int field: an InputError when unreadable."""
+def _discarded(err: InputError, root: yaml.MappingNode | None) -> LoadWarning:
+    declared = _declared_timeout(root)
+    ignored = (
+        f", not graders.programTimeout ({declared.value} s)"
+        if isinstance(declared, yaml.ScalarNode) and not is_null(declared)
+        else ""
+    )
+    return LoadWarning(
+        f"{err.message}; waza discards this whole file over it, so program graders get its "
+        f"default {DEFAULT_PROGRAM_TIMEOUT_S} s timeout{ignored}",
+        err.location,
+    )
+
+
+def _declared_timeout(root: yaml.MappingNode | None) -> yaml.Node | None:
     graders = child(root, "graders") if root is not None else None
-    if graders is None or is_null(graders):
-        return None
-    try:
-        if not isinstance(graders, yaml.MappingNode):
-            raise ShapeError("`graders` must be a mapping", graders)
-        node = child(graders, "programTimeout")
-        if node is not None:
-            check_shape(node, INT, "graders.programTimeout")
-    except ShapeError as err:
-        raise InputError(f"invalid project config: {err.message}", at(path, err.node)) from None
-    return None if node is None or is_null(node) else node
+    return child(graders, "programTimeout") if graders is not None else None
 
 
-def _timeout(path: Path, node: yaml.Node | None) -> int | None:
-    return None if node is None else int(construct(path, node))  # an int, or integral float
+def _program_timeout(path: Path, root: yaml.MappingNode) -> tuple[int, list[LoadWarning]]:
+    node = _declared_timeout(root)
+    if node is None or is_null(node):
+        return DEFAULT_PROGRAM_TIMEOUT_S, []
+    timeout = int(construct(path, node))  # an int, or a float yaml.v3 truncates
+    if timeout == 0:
+        return DEFAULT_PROGRAM_TIMEOUT_S, []  # Go's zero value: unset
+    if timeout < 0:
+        problem = f"graders.programTimeout must be >= 1; using {DEFAULT_PROGRAM_TIMEOUT_S} s"
+        return DEFAULT_PROGRAM_TIMEOUT_S, [LoadWarning(problem, at(path, node))]
+    return timeout, []
 
 
-def _elsewhere(path: Path, root: yaml.MappingNode | None, timeout: int | None) -> list[LoadWarning]:
-    """What waza would refuse the file over (beyond the timeout): one warning, or none."""
-    if root is None:
-        return []
+def _refuse_as_waza_does(path: Path, root: yaml.MappingNode) -> None:
+    """An InputError in waza's words where its Load fails: the strict decode, then
+    validateConfig's checks of `files` (0.33.0+) and `registries`."""
     try:
         check_shape(root, PROJECT_CONFIG)
-        _check_files(path, root)
     except ShapeError as err:
-        problem, location = f"invalid project config: {err.message}", at(path, err.node)
-    except InputError as err:
-        problem, location = err.message, err.location or Location(str(path))
-    else:
-        return []
-    kept = (
-        f"waza-ci still applies graders.programTimeout ({timeout} s)"
-        if timeout is not None and timeout >= 1
-        else f"the program timeout is waza's default ({DEFAULT_PROGRAM_TIMEOUT_S} s) either way"
-    )
-    note = f"; waza ignores this whole file over it ({DEFAULT_PROGRAM_TIMEOUT_S} s program timeout)"
-    return [LoadWarning(f"{problem}{note}; {kept}", location)]
+        line = err.node.start_mark.line + 1
+        raise InputError(
+            f"parsing .waza.yaml: yaml: unmarshal errors: line {line}: "
+            f"{unmarshal_problem(err, PROJECT_CONFIG)}",
+            at(path, err.node),
+        ) from None
+    _check_files(path, child(root, "files"))
+    _check_registries(path, child(root, "registries"))
 
 
-def _check_files(path: Path, root: yaml.MappingNode) -> None:
-    """waza's checks of `files` (0.33.0+): a file name, a glob and a suffix; "" keeps the
-    default, so only a value that is set can be wrong."""
-    files = child(root, "files")
-    if files is None or is_null(files):
-        return
-    for key, bad in (
-        ("evalFile", _bad_file_name),
-        ("taskGlob", lambda value: False),
-        ("taskFileSuffix", _bad_suffix),
+def _check_files(path: Path, files: yaml.Node | None) -> None:
+    """A file name, a glob and a suffix; "" keeps waza's default, so only a value that is set
+    can be wrong."""
+    for key, bad, wanted in (
+        ("evalFile", _bad_file_name, "a filename"),
+        ("taskGlob", None, ""),
+        ("taskFileSuffix", _bad_suffix, "a filename suffix"),
     ):
-        node = child(files, key)
+        node = child(files, key) if files is not None else None
         value = scalar_text(path, node, key)
-        if value and (not value.strip() or bad(value)):
+        if node is None or not value:
+            continue
+        if not value.strip():
+            raise InputError(f"files.{key} must not be empty", at(path, node))
+        if bad is not None and bad(value):
+            quoted = _go_quote(value)
+            raise InputError(f"files.{key} must be {wanted}, got {quoted}", at(path, node))
+
+
+def _check_registries(path: Path, registries: yaml.Node | None) -> None:
+    if not isinstance(registries, yaml.SequenceNode):
+        return
+    first_index: dict[str, int] = {}
+    for index, entry in enumerate(registries.value):
+        name = scalar_text(path, child(entry, "name"), "name").strip()
+        for key, value in (("name", name), ("url", scalar_text(path, child(entry, "url"), "url"))):
+            if not value.strip():
+                raise InputError(f"registries[{index}].{key} must not be empty", at(path, entry))
+        if name in first_index:
             raise InputError(
-                f"invalid project config: files.{key} {value!r} is not {_WANTED[key]}",
-                at(path, node) if node is not None else Location(str(path)),
+                f"registries[{index}].name {_go_quote(name)} duplicates "
+                f"registries[{first_index[name]}].name",
+                at(path, entry),
             )
-
-
-_WANTED = {"evalFile": "a file name", "taskGlob": "a glob", "taskFileSuffix": "a file-name suffix"}
+        first_index[name] = index
 
 
 def _bad_file_name(value: str) -> bool:
@@ -146,3 +163,8 @@ def _bad_file_name(value: str) -> bool:
 
 def _bad_suffix(value: str) -> bool:
     return "/" in value or "\\" in value or ".." in value
+
+
+def _go_quote(text: str) -> str:
+    # Go's %q, for what a file name holds (printable text): JSON's quoting of it.
+    return json.dumps(text, ensure_ascii=False)

@@ -12,7 +12,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO
@@ -256,23 +256,13 @@ def name_results_files(paths: Sequence[Path]) -> list[str]:
     return [path.relative_to(common).as_posix() for path in resolved]
 
 
-def dump_results(raw: Mapping[str, Any]) -> str:
-    """Serialize like Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline.
-    NaN and Infinity are not JSON; writing one would be a bug, so it fails (ValueError)."""
-    return dumps_go_json(raw)
-
-
 def write_results(raw: Mapping[str, Any], stream: BinaryIO) -> None:
-    """`dump_results`, written to `stream` piece by piece (never the whole text at once)."""
+    """Written as Go's json.MarshalIndent(v, "", "  ") with HTML escaping, plus a newline, to
+    `stream` piece by piece (never the whole text at once). NaN and Infinity are not JSON;
+    writing one would be a bug, so it fails (ValueError)."""
     write_go_json(raw, stream)
 
 
 def dump_json(value: Any) -> str:
     """Serialize any JSON value in the same Go-compatible form (used for GradeOutcome)."""
     return dumps_go_json(value)
-
-
-def iter_runs(results: ResultsFile) -> Iterator[tuple[int, SavedTask, int, SavedRun]]:
-    for task_index, task in enumerate(results.model.tasks):
-        for run_index, run in enumerate(task.runs):
-            yield task_index, task, run_index, run

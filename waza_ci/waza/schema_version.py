@@ -38,14 +38,20 @@ def schema_version_problem(version: str, *, eval_spec: bool = False) -> str | No
             f"key, waza v0.40.1+); other eval specs are major {SUPPORTED_MAJOR} "
             f"(current {CURRENT_SCHEMA_VERSION})"
         )
-    what = (
-        f"eval specs are major {SUPPORTED_MAJOR} (current {CURRENT_SCHEMA_VERSION}), or exactly "
+    if not eval_spec:
+        # waza's words (internal/models, ValidateSchemaVersion): another major is refused with
+        # the command that converts the file; the error's place names the file. The version
+        # parsed as MAJOR.MINOR, so Go's %q of it is the text in plain double quotes.
+        return (
+            f'uses schemaVersion "{version}" (major {major}), but this waza supports '
+            f"schema major {SUPPORTED_MAJOR} (current schemaVersion {CURRENT_SCHEMA_VERSION}); "
+            'run "waza migrate <file>" to migrate the artifact file'
+        )
+    return (
+        f"schemaVersion {version!r} (major {major}) is not one waza reads: eval specs are major "
+        f"{SUPPORTED_MAJOR} (current {CURRENT_SCHEMA_VERSION}), or exactly "
         f"{SCENARIO_SCHEMA_VERSION!r} with `scenario:`"
-        if eval_spec
-        else f"results files are major {SUPPORTED_MAJOR} (current {CURRENT_SCHEMA_VERSION}), "
-        "scenario evals' results included"
     )
-    return f"schemaVersion {version!r} (major {major}) is not one waza reads: {what}"
 
 
 def parse_major(version: str) -> int | str:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, FailOn, Location
+from waza_ci.errors import Location
 
 STATUS_PASSED = "passed"
 STATUS_FAILED = "failed"
@@ -254,16 +254,6 @@ class GradeSummary:
     @property
     def grader_errors(self) -> int:
         return sum(1 for run in self.runs for verdict in run.verdicts if verdict.error)
-
-    def exit_code(self, fail_on: FailOn = FailOn.FAILURES) -> int:
-        """0 passed, 1 a task did not pass, 3 a grader or context error (3 wins over 1).
-
-        With `regressions` only errors count here; the shells add the gate's verdict."""
-        if self.grader_errors:
-            return EXIT_GRADER_ERROR
-        if not self.passed and fail_on is FailOn.FAILURES:
-            return EXIT_FAILED
-        return EXIT_PASSED
 
     def outcome_json(self) -> dict[str, Any]:
         """The JSON `waza grade` prints: overall score, passed, and per task its averages."""

@@ -19,6 +19,7 @@ import yaml
 
 from waza_ci.errors import InputError, Location
 from waza_ci.waza.eval_header import eval_shape
+from waza_ci.waza.goyaml import child, is_null
 from waza_ci.waza.project_config import (
     DEFAULT_PROGRAM_TIMEOUT_S,
     LoadWarning,
@@ -26,7 +27,7 @@ from waza_ci.waza.project_config import (
     find_project_config,
 )
 from waza_ci.waza.spec_schema import TASK_FILE
-from waza_ci.waza.yaml_doc import at, child, construct, is_null, load_yaml, scalar_text, valid_text
+from waza_ci.waza.yaml_doc import at, construct, load_yaml, scalar_text, valid_text
 
 __all__ = [
     "DEFAULT_PROGRAM_TIMEOUT_S",

@@ -18,6 +18,9 @@ from typing import Any, Union
 
 import yaml
 
+from waza_ci.waza.goyaml import TAG as _TAG
+from waza_ci.waza.goyaml import is_null, resolve
+
 STR = "a string"
 INT = "a whole number"
 FLOAT = "a number"
@@ -27,10 +30,12 @@ ANY = "anything"
 
 @dataclass(frozen=True)
 class Struct:
-    """A Go struct: known fields and their shapes. `strict` refuses unknown keys (KnownFields)."""
+    """A Go struct: known fields and their shapes. `strict` refuses unknown keys (KnownFields);
+    `go_name` is the type's name in yaml.v3's errors (`projectconfig.DefaultsConfig`)."""
 
     fields: Mapping[str, Shape]
     strict: bool = False
+    go_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -183,11 +188,18 @@ TASK_FILE = Struct(
         "requirements": ListOf(ANY),
     }
 )
+
+
+def _config_struct(name: str, fields: Mapping[str, Shape]) -> Struct:
+    return Struct(fields, strict=True, go_name=f"projectconfig.{name}Config")
+
+
 PROJECT_CONFIG = Struct(
     {
-        "paths": Struct({"skills": STR, "evals": STR, "results": STR}, strict=True),
-        "files": Struct({"evalFile": STR, "taskGlob": STR, "taskFileSuffix": STR}, strict=True),
-        "defaults": Struct(
+        "paths": _config_struct("Paths", {"skills": STR, "evals": STR, "results": STR}),
+        "files": _config_struct("Files", {"evalFile": STR, "taskGlob": STR, "taskFileSuffix": STR}),
+        "defaults": _config_struct(
+            "Defaults",
             {
                 "engine": STR,
                 "model": STR,
@@ -199,31 +211,40 @@ PROJECT_CONFIG = Struct(
                 "verbose": BOOL,
                 "sessionLog": BOOL,
             },
-            strict=True,
         ),
-        "cache": Struct({"enabled": BOOL, "dir": STR}, strict=True),
-        "server": Struct({"port": INT, "resultsDir": STR}, strict=True),
-        "dev": Struct({"model": STR, "target": STR, "maxIterations": INT}, strict=True),
-        "tokens": Struct(
+        "cache": _config_struct("Cache", {"enabled": BOOL, "dir": STR}),
+        "server": _config_struct("Server", {"port": INT, "resultsDir": STR}),
+        "dev": _config_struct("Dev", {"model": STR, "target": STR, "maxIterations": INT}),
+        "tokens": _config_struct(
+            "Tokens",
             {
                 "warningThreshold": INT,
                 "fallbackLimit": INT,
-                "limits": Struct({"defaults": MapOf(INT), "overrides": MapOf(INT)}, strict=True),
+                "limits": _config_struct(
+                    "TokenLimits", {"defaults": MapOf(INT), "overrides": MapOf(INT)}
+                ),
             },
-            strict=True,
         ),
-        "graders": Struct({"programTimeout": INT}, strict=True),
-        "storage": Struct(
+        "graders": _config_struct("Graders", {"programTimeout": INT}),
+        "storage": _config_struct(
+            "Storage",
             {"provider": STR, "accountName": STR, "containerName": STR, "enabled": BOOL},
-            strict=True,
+        ),
+        "registries": ListOf(
+            Struct(
+                {"name": STR, "url": STR, "priority": INT},
+                strict=True,
+                go_name="config.RegistrySource",
+            )
         ),
     },
     strict=True,
+    go_name="projectconfig.ProjectConfig",
 )
 """`.waza.yaml`: every key of waza's ProjectConfig in any version (`files` since 0.33.0,
-`defaults.model_reasoning_effort` in one lineage). waza decodes it with KnownFields."""
+`defaults.model_reasoning_effort` in one lineage, `registries` in the latest). waza decodes it
+with KnownFields."""
 
-_TAG = "tag:yaml.org,2002:"
 _INT64 = 2**63
 # yaml.v3 accepts these plain words for a bool field (YAML 1.1 compatibility).
 _BOOL_WORDS = frozenset(
@@ -239,7 +260,7 @@ def check_shape(node: yaml.Node, shape: Shape, where: str = "") -> None:
     checked: set[tuple[int, int]] = set()
     while pending:
         current, expected, path = pending.pop()
-        if (id(current), id(expected)) in checked or _is_null(current) or expected == ANY:
+        if (id(current), id(expected)) in checked or is_null(current) or expected == ANY:
             continue
         checked.add((id(current), id(expected)))
         if isinstance(expected, str):
@@ -247,12 +268,11 @@ def check_shape(node: yaml.Node, shape: Shape, where: str = "") -> None:
         elif isinstance(expected, ListOf):
             if not isinstance(current, yaml.SequenceNode):
                 raise ShapeError(f"`{path}` must be a list", current, path)
-            pending.extend(
-                (item, expected.item, f"{path}[{index}]")
-                for index, item in enumerate(current.value)
-            )
+            # Reversed onto the stack, so the first mismatch in the document is the one named.
+            items = [(item, expected.item, f"{path}[{i}]") for i, item in enumerate(current.value)]
+            pending.extend(reversed(items))
         else:
-            pending.extend(_mapping_children(current, expected, path))
+            pending.extend(reversed(_mapping_children(current, expected, path)))
 
 
 def _mapping_children(
@@ -280,13 +300,12 @@ def _check_scalar(node: yaml.Node, expected: str, path: str) -> None:
         raise ShapeError(f"`{path}` must be {expected}, not a list or mapping", node, path)
     if expected == STR:
         return  # yaml.v3 decodes any scalar into a string field as its text
-    tag = node.tag.removeprefix(_TAG)
+    tag, value = resolve(node)
     if expected == BOOL:
         if tag == "bool" or str(node.value) in _BOOL_WORDS:
             return
         raise ShapeError(f"`{path}` must be {BOOL}, not {node.value!r}", node, path)
-    value = _number(node) if tag in ("int", "float") else None
-    if value is None:
+    if tag not in ("int", "float"):
         raise ShapeError(f"`{path}` must be {expected}, not {node.value!r}", node, path)
     if isinstance(value, float) and not math.isfinite(value):
         # yaml.v3 would take .inf/.nan into a float field; nothing downstream can use it,
@@ -294,18 +313,6 @@ def _check_scalar(node: yaml.Node, expected: str, path: str) -> None:
         raise ShapeError(f"`{path}` must be a finite number, not {node.value}", node, path)
     if expected == INT and not -_INT64 <= value < _INT64:
         raise ShapeError(f"`{path}` is out of range for a whole number", node, path)
-
-
-def _number(node: yaml.ScalarNode) -> int | float | None:
-    try:
-        value = yaml.SafeLoader("").construct_object(node)
-    except (yaml.YAMLError, ValueError, OverflowError):
-        return None
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _is_null(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == _TAG + "null"
 
 
 # yaml.v3's alias-expansion budget (decode.go): allowed share of aliased nodes by size.

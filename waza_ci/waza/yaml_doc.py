@@ -13,6 +13,7 @@ import yaml
 
 from waza_ci.errors import InputError, Location
 from waza_ci.files import MAX_SPEC_BYTES, read_regular_text
+from waza_ci.waza.goyaml import is_null
 from waza_ci.waza.spec_schema import Shape, ShapeError, check_aliases, check_shape
 
 ShapeFor: TypeAlias = Callable[[Path, yaml.MappingNode], Shape]
@@ -119,19 +120,6 @@ def mark(path: Path, err: yaml.MarkedYAMLError, node: yaml.Node | None = None) -
     if mark is not None:
         return Location(str(path), line=mark.line + 1)
     return at(path, node) if node is not None else Location(str(path))
-
-
-def child(node: yaml.Node, key: str) -> yaml.Node | None:
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    for key_node, value_node in node.value:
-        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
-            return value_node  # type: ignore[no-any-return]
-    return None
-
-
-def is_null(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
 def at(path: Path, node: yaml.Node) -> Location:

@@ -212,6 +212,7 @@ def wild_graders(corpus: Path, kind: str) -> list[GraderSpec]:
     return list(found.values())
 
 
+@pytest.mark.slow
 def test_every_expected_check_of_the_wild_corpus_grades() -> None:
     graders = wild_graders(require_shared("waza-wild"), "expected")
     assert len(graders) > 100

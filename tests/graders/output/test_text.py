@@ -357,6 +357,7 @@ def saved_text_verdicts(folder: Path) -> list[tuple[str, Loaded, dict[str, Any],
     return found
 
 
+@pytest.mark.slow
 def test_wazas_own_text_verdicts_are_reproduced() -> None:
     corpus = saved_text_verdicts(require_shared("waza-wild") / "runs")
     assert len(corpus) >= 40

@@ -267,6 +267,7 @@ def test_javascript_globals_set_by_one_assertion_are_seen_by_the_next(tmp_path: 
     assert run_code(tmp_path, assertions, "javascript")["feedback"] == ALL
 
 
+@pytest.mark.slow
 @needs_node
 def test_a_javascript_assertion_has_five_seconds(tmp_path: Path) -> None:
     raw = run_code(tmp_path, ["while (true) {}", "1 === 1"], "javascript")
@@ -416,6 +417,7 @@ def test_a_missing_interpreter_says_what_to_install(
     assert len(result.verdict.notes) == 1 and f"`{hint}`" in result.verdict.notes[0]
 
 
+@pytest.mark.slow
 def test_a_runner_past_the_timeout_is_killed(tmp_path: Path) -> None:
     script = f'[ "$1" = --version ] && exit 0\nexec {shutil.which("sleep")} 30\n'
     path = fake_interpreter(tmp_path / "bin", "python3", script)
@@ -504,6 +506,7 @@ def test_undecodable_results(stdout: str, problem: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_every_code_grader_of_the_wild_corpus_loads() -> None:
     graders = wild_graders(require_shared("waza-wild"), "code")
     assert len(graders) > 50

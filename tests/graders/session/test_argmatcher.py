@@ -9,7 +9,11 @@ import pytest
 import yaml
 
 from waza_ci.graders.session.argmatcher import Matcher, argument_failures
-from waza_ci.graders.session.argmatcher_decode import MatcherError, decode_matcher, go_yaml_value
+from waza_ci.graders.session.argmatcher_decode import MatcherError, decode_matcher
+from waza_ci.waza.goyaml import go_value
+
+CWD = "/work/project"
+"""The working directory (waza's process cwd): a schema's URL in the matcher's texts."""
 
 
 def _matcher(text: str) -> Matcher:
@@ -176,7 +180,7 @@ def test_a_null_matcher_decodes_and_fails_only_at_construction() -> None:
     matcher = _matcher("~")
     assert matcher.construction_error == "argmatcher: matcher kind not set"
     assert matcher.as_json() is None
-    assert matcher.mismatch("x") == 'argmatcher: unsupported matcher kind ""'
+    assert matcher.mismatch("x", CWD) == 'argmatcher: unsupported matcher kind ""'
     assert _matcher("{regex: a}").construction_error is None
 
 
@@ -188,7 +192,7 @@ def test_unknown_range_keys_are_ignored_beside_a_bound() -> None:
 
 
 def _equals(expected: Any, actual: Any) -> str | None:
-    return Matcher("equals", expected).mismatch(actual)
+    return Matcher("equals", expected).mismatch(actual, CWD)
 
 
 @pytest.mark.parametrize(
@@ -312,7 +316,7 @@ def test_equals(expected: Any, actual: Any, reason: str | None) -> None:
     ],
 )
 def test_matching(text: str, value: Any, reason: str | None) -> None:
-    assert _matcher(text).mismatch(value) == reason
+    assert _matcher(text).mismatch(value, CWD) == reason
 
 
 SCHEMA = (
@@ -330,10 +334,39 @@ SCHEMA = (
     ],
 )
 def test_json_schema(value: Any, valid: bool) -> None:
-    reason = _matcher(SCHEMA).mismatch(value)
+    reason = _matcher(SCHEMA).mismatch(value, CWD)
     assert (reason is None) is valid
     if not valid:
         assert reason is not None and reason.startswith("json_schema: ")
+
+
+def test_a_schema_matcher_says_what_waza_says() -> None:
+    # waza validates with the library its json_schema grader uses, and so does waza-ci: the
+    # same texts, with the matcher's resource name in the URL.
+    assert _matcher(SCHEMA).mismatch({"age": 30}, CWD) == (
+        "json_schema: jsonschema validation failed with "
+        "'file:///work/project/argmatcher.json#'\n- at '': missing property 'name'"
+    )
+
+
+def test_a_schema_matcher_follows_the_go_library_where_python_jsonschema_differs() -> None:
+    # Python's jsonschema let both through: it asserts no format unless asked, and its regexes
+    # are Python's. waza's library asserts formats up to draft-07 and compiles patterns as RE2.
+    ipv4 = '{json_schema: {"$schema": "http://json-schema.org/draft-07/schema#", format: ipv4}}'
+    reason = _matcher(ipv4).mismatch("256.1.1.1", CWD)
+    assert reason is not None and reason.endswith("decimal must be between 0 and 255")
+    assert _error('{json_schema: {type: string, pattern: "(?=x)"}}').startswith(
+        'argmatcher: invalid json_schema: invalid regex "(?=x)"'
+    )
+
+
+def test_a_schema_matcher_is_compiled_where_it_is_graded() -> None:
+    matcher = _matcher(SCHEMA)
+    elsewhere = matcher.mismatch({}, "/elsewhere")
+    assert elsewhere is not None and "'file:///elsewhere/argmatcher.json#'" in elsewhere
+    assert _error("{json_schema: {maximum: .inf}}") == (
+        "argmatcher: failed to serialize json_schema: json: unsupported value: +Inf"
+    )
 
 
 @pytest.mark.parametrize(
@@ -357,11 +390,11 @@ def test_failures_are_in_key_order_and_name_missing_keys() -> None:
     matchers = sorted(
         [("query", _matcher("{equals: a}")), ("limit", _matcher("{range: {gte: 1}}"))]
     )
-    assert argument_failures(matchers, {"query": "b"}) == [
+    assert argument_failures(matchers, {"query": "b"}, CWD) == [
         'argument "limit": not present on tool call',
         'argument "query": expected "a", got "b"',
     ]
-    assert argument_failures(matchers, {"query": "a", "limit": 1}) == []
+    assert argument_failures(matchers, {"query": "a", "limit": 1}, CWD) == []
 
 
 @pytest.mark.parametrize(
@@ -385,4 +418,4 @@ def test_failures_are_in_key_order_and_name_missing_keys() -> None:
 def test_yaml_values_as_yaml_v3_decodes_them(text: str, value: Any) -> None:
     root = yaml.compose(f"v: {text}")
     assert isinstance(root, yaml.MappingNode)
-    assert go_yaml_value(root.value[0][1]) == value
+    assert go_value(root.value[0][1]) == value

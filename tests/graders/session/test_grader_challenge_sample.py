@@ -70,6 +70,7 @@ def test_the_valid_candidates_pass_the_boundary_grader(candidate: str, tmp_path:
 # expected scores are the example's own: good 1 / passed, alternative-valid 1 / passed,
 # bad-forbidden-action 1/2 / failed (its target state is right, the reset is forbidden; it has
 # no workspace of its own, so it is graded on the good one).
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("candidate", "workspace", "code", "score"),
     [

@@ -324,3 +324,68 @@ def test_load_errors(tmp_path: Path, config: str, message: str) -> None:
     with pytest.raises(InputError) as raised:
         KINDS["skill_invocation"].configure(loaded.grader("si"))
     assert raised.value.message == message
+
+
+# --- runs saved before waza recorded `skill_invocations`: derived from the run's evidence ----
+
+
+def _skill_call(skill: str) -> dict[str, Any]:
+    arguments = {"path": "", "file_text": "", "command": "", "description": "", "skill": skill}
+    return {"name": "skill", "arguments": arguments, "result": {"content": "loaded"}}
+
+
+def _invoked(frontmatter: str) -> dict[str, Any]:
+    return {"type": "skill.invoked", "content": f"---\n{frontmatter}\n---\n\n# Body\n"}
+
+
+def _legacy_run(calls: list[str], events: list[str] | None = None) -> dict[str, Any]:
+    run: dict[str, Any] = {
+        "run_number": 1,
+        "status": "passed",
+        "session_digest": {"tool_call_count": len(calls), "tools_used": ["skill"]},
+    }
+    run["session_digest"]["tool_calls"] = [_skill_call(name) for name in calls]
+    if events is not None:
+        run["transcript"] = [{"type": "user.message", "content": "go"}] + [
+            _invoked(f) for f in events
+        ]
+    return run
+
+
+@pytest.mark.parametrize(
+    ("run", "actual"),
+    [
+        pytest.param(
+            _legacy_run([PREPARE, DEPLOY], [f"name: {PREPARE}", f'name: "{DEPLOY}"']),
+            [PREPARE, DEPLOY],
+            id="transcript-events-in-order",
+        ),
+        pytest.param(_legacy_run([PREPARE, DEPLOY]), [PREPARE, DEPLOY], id="digest-calls-alone"),
+        pytest.param(
+            # A skill call that loaded nothing has no `skill.invoked` event: not an invocation.
+            _legacy_run([PREPARE, "no-such-skill"], [f"name: {PREPARE}"]),
+            [PREPARE],
+            id="events-decide-over-calls",
+        ),
+        pytest.param(
+            _legacy_run([PREPARE], ["description: no name here"]),
+            [PREPARE],
+            id="a-nameless-skill-md-is-named-by-its-call",
+        ),
+        pytest.param(
+            {**_legacy_run([PREPARE]), "skill_invocations": None},
+            [PREPARE],
+            id="null-is-absent",
+        ),
+        pytest.param(
+            {**_legacy_run([PREPARE], [f"name: {PREPARE}"]), "skill_invocations": []},
+            [],
+            id="an-empty-list-says-none-were-invoked",
+        ),
+    ],
+)
+def test_skills_of_a_run_saved_without_skill_invocations_are_derived(
+    tmp_path: Path, run: dict[str, Any], actual: list[str]
+) -> None:
+    raw = _grade(tmp_path, f"{{mode: in_order, required_skills: [{PREPARE}]}}", run)
+    assert raw["details"]["actual_skills"] == actual

@@ -618,6 +618,7 @@ def _description(skill_md: Path) -> str:
     return str(yaml.safe_load(front)["description"])
 
 
+@pytest.mark.slow
 def test_every_trigger_grader_of_the_wild_corpus_loads() -> None:
     corpus = require_shared("waza-wild")
     graders = wild_graders(corpus, "trigger")

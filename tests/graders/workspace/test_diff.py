@@ -1,6 +1,6 @@
 """The `diff` grader: waza's Go tests restated over real workspaces and snapshot folders,
-`update_snapshots` compared instead of written (and said so), snapshot paths and context
-directories as Go resolves them, fragments, Go errors and load-time errors."""
+`update_snapshots` graded as waza grades it without writing anything (and said so), snapshot
+paths and context directories as Go resolves them, fragments, Go errors and load-time errors."""
 
 from __future__ import annotations
 
@@ -16,7 +16,12 @@ from tests.graders.harness import Loaded, grade, grader_task
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderResult
-from waza_ci.graders.workspace.diff import ALL_PASSED, NO_WORKSPACE, SNAPSHOT_UPDATE_WARNING
+from waza_ci.graders.workspace.diff import (
+    ALL_PASSED,
+    NO_WORKSPACE,
+    SNAPSHOT_UPDATE_WARNING,
+    changed_lines,
+)
 
 Files = dict[str, str]
 
@@ -120,8 +125,11 @@ def test_snapshot_mismatch_fails_without_update(tmp_path: Path, ws: Path, ctx: P
     assert warnings_of(tmp_path, config) == ()
 
 
-def test_update_snapshots_compares_instead_of_writing(tmp_path: Path, ws: Path, ctx: Path) -> None:
-    # waza: passes, "1 updated, 1 created", and rewrites ctx/expected. waza-ci: compares.
+def test_update_snapshots_is_wazas_verdict_and_writes_nothing(
+    tmp_path: Path, ws: Path, ctx: Path
+) -> None:
+    # waza: passes, "1 updated, 1 created", and rewrites ctx/expected; waza-ci: the same
+    # verdict, lines changed counted as waza counts them (by position), and no file written.
     write(ws, {"changed.txt": "line 1\nline 2\n", "new.txt": "brand new\n"})
     write(ctx, {"expected/changed.txt": "old line\n"})
     config = {
@@ -136,17 +144,63 @@ def test_update_snapshots_compares_instead_of_writing(tmp_path: Path, ws: Path, 
     assert verdict(result) == expected_verdict(
         config,
         ws,
-        0.5,
-        [
-            "File changed.txt does not match snapshot expected/changed.txt",
-            "Failed to read snapshot file expected/new.txt for new.txt: "
-            f"open {ctx}/expected/new.txt: no such file or directory",
+        1.0,
+        [],
+        feedback="All diff checks passed (snapshots: 1 updated, 1 created, 0 unchanged)",
+        updates=[
+            {
+                "path": "changed.txt",
+                "snapshot": "expected/changed.txt",
+                "status": "updated",
+                "lines_changed": 2,
+            },
+            {
+                "path": "new.txt",
+                "snapshot": "expected/new.txt",
+                "status": "created",
+                "lines_changed": 1,
+            },
         ],
     )
+    assert list(result.raw["details"]["snapshot_updates"][0]) == [
+        "path", "snapshot", "status", "lines_changed"
+    ]  # fmt: skip
     assert result.verdict.notes == ()  # said once, before grading, not per run
     assert warnings_of(tmp_path, config) == (f'diff grader "t": {SNAPSHOT_UPDATE_WARNING}',)
     assert (ctx / "expected" / "changed.txt").read_text() == "old line\n"
     assert sorted(p.name for p in (ctx / "expected").iterdir()) == ["changed.txt"]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "changed"),
+    [
+        (b"", b"brand new\n", 1),
+        (b"old line\n", b"line 1\nline 2\n", 2),
+        (b"a\r\nb\r\n", b"a\nb\n", 0),
+        (b"a\nb\nc", b"a\nc", 2),
+        (b"same", b"same", 0),
+    ],
+)
+def test_changed_lines_are_counted_by_position_as_waza_counts_them(
+    before: bytes, after: bytes, changed: int
+) -> None:
+    assert changed_lines(before, after) == changed
+
+
+def test_a_snapshot_that_cannot_be_read_still_fails_when_updating(
+    tmp_path: Path, ws: Path, ctx: Path
+) -> None:
+    write(ws, {"out.txt": "x"})
+    (ctx / "expected").mkdir()  # a directory where the snapshot file should be
+    config = {
+        "expected_files": [{"path": "out.txt", "snapshot": "expected"}],
+        "context_dir": str(ctx),
+        "update_snapshots": True,
+    }
+    result = run_diff(tmp_path, config)
+    assert result.raw["feedback"] == (
+        f"Failed to read snapshot file expected for out.txt: read {ctx}/expected: is a directory"
+    )
 
 
 def test_update_snapshots_with_nothing_to_change_is_wazas_verdict(
@@ -482,9 +536,12 @@ def test_check_count(tmp_path: Path) -> None:
     assert kind.configure(grader).checks == 6
 
 
-def test_the_command_warns_once_and_writes_no_snapshot(project: Project) -> None:
-    # Issue 20: `update_snapshots: true` is compared, never written, "with one warning" however
-    # many runs the grader judges.
+@pytest.mark.slow
+def test_the_command_gives_wazas_verdicts_warns_once_and_writes_no_snapshot(
+    project: Project,
+) -> None:
+    # Issue 24: `update_snapshots: true` is graded as waza grades it: the first run updates the
+    # snapshot, so the second finds it unchanged; nothing is written, said in one warning.
     (project.workspace / "out.txt").write_text("new\n")
     snapshots = project.root / "snapshots"
     snapshots.mkdir()
@@ -496,10 +553,16 @@ def test_the_command_warns_once_and_writes_no_snapshot(project: Project) -> None
     project.write_task("t1")
     project.write_results(make_results({"t1": [make_run(1), make_run(2)]}))
     before = sorted((p.name, p.read_bytes()) for p in snapshots.iterdir())
-    done = run_cli_process(project.grade_args(), cwd=project.root)
-    assert done.code == 1, done.stderr
+    output = project.root / "out.json"
+    done = run_cli_process([*project.grade_args(), "--output", str(output)], cwd=project.root)
+    assert done.code == 0, done.stderr
+    runs = json.loads(output.read_text())["tasks"][0]["runs"]
+    assert [run["validations"]["same"]["feedback"] for run in runs] == [
+        "All diff checks passed (snapshots: 1 updated, 0 created, 0 unchanged)",
+        "All diff checks passed (snapshots: 0 updated, 0 created, 1 unchanged)",
+    ]
     warnings = [line for line in done.stderr.splitlines() if "update_snapshots" in line]
     assert len(warnings) == 1, done.stderr
-    assert "waza-ci never writes snapshot files" in warnings[0] and "eval.yaml:" in warnings[0]
+    assert "no snapshot file is written" in warnings[0] and "eval.yaml:" in warnings[0]
     assert sorted((p.name, p.read_bytes()) for p in snapshots.iterdir()) == before
     assert (project.workspace / "out.txt").read_text() == "new\n"

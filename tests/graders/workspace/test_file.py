@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_run, require_shared
+from tests.conftest import Project, make_results, make_run, require_shared, run_cli_process
 from tests.graders.harness import Loaded, grade, grade_raw, grader_task
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
@@ -537,3 +537,32 @@ def test_wazas_cli_target_challenge(candidate: str, score: float) -> None:
     raw = grade_raw(loaded, "outcome", make_run(), workspace=workspace, working_directory=folder)
     assert (raw["score"], raw["passed"]) == (score, score == 1.0)
     assert raw["details"]["workspace_dir"] == workspace
+
+
+@pytest.mark.parametrize("given", ["workspace", "./workspace/", "sub/../workspace"])
+def test_the_command_keeps_the_workspace_as_given_in_details(project: Project, given: str) -> None:
+    # waza grade passes --workspace on verbatim; the files are read through the path made
+    # absolute against waza-ci's own directory (here the project root, not --working-directory).
+    (project.workspace / "made.txt").write_text("done\n")
+    (project.root / "sub").mkdir()
+    (project.root / "elsewhere").mkdir()
+    project.write_eval(
+        "- {name: made, type: file, config: {must_exist: [made.txt]}}\n"
+        "- name: same\n  type: diff\n"
+        "  config: {expected_files: [{path: made.txt, contains: [+done]}]}\n"
+    )
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    output = project.root / "out.json"
+    args = [*project.grade_args(), "--output", str(output)]
+    args[args.index("--workspace") + 1] = given
+    args[args.index("--working-directory") + 1] = "elsewhere"
+    done = run_cli_process(args, cwd=project.root)
+    assert done.code == 0, done.stderr
+    validations = json.loads(output.read_text())["tasks"][0]["runs"][0]["validations"]
+    assert {
+        name: (v["passed"], v["details"]["workspace_dir"]) for name, v in validations.items()
+    } == {
+        "made": (True, given),
+        "same": (True, given),
+    }

@@ -22,8 +22,9 @@ import yaml
 from waza_ci.graders.base import GraderJob
 from waza_ci.graders.gofmt import go_list, go_lower, go_quote
 from waza_ci.graders.inprocess import InProcessGrader, Outcome
+from waza_ci.waza.goyaml import is_null
 from waza_ci.waza.spec import EXPECTED_KIND, GraderSpec
-from waza_ci.waza.yaml_doc import is_null, valid_text
+from waza_ci.waza.yaml_doc import valid_text
 
 
 @dataclass(frozen=True)

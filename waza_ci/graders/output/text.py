@@ -18,7 +18,7 @@ from typing import Any
 
 from waza_ci.graders.base import GraderJob
 from waza_ci.graders.gofmt import go_lower, go_quote
-from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
+from waza_ci.graders.goregex import ConfiguredPattern, compile_each, matches
 from waza_ci.graders.inprocess import InProcessGrader, Outcome, fraction
 from waza_ci.graders.params import decode_params
 from waza_ci.waza.spec import GraderSpec
@@ -31,22 +31,13 @@ _SHAPE = Struct({name: ListOf(STR) for name in _LISTS})
 
 
 @dataclass(frozen=True)
-class _Regex:
-    """A configured pattern, compiled; `error` is Go's compile error when it does not."""
-
-    pattern: str
-    compiled: GoPattern | None
-    error: str | None
-
-
-@dataclass(frozen=True)
 class TextConfig:
     lists: dict[str, list[str] | None]
     """The six lists as configured; None where absent (Go's nil slice)."""
     contains_lowered: tuple[tuple[str, str], ...]
     not_contains_lowered: tuple[tuple[str, str], ...]
-    regex_match: tuple[_Regex, ...]
-    regex_not_match: tuple[_Regex, ...]
+    regex_match: tuple[ConfiguredPattern, ...]
+    regex_not_match: tuple[ConfiguredPattern, ...]
     checks: int
 
 
@@ -63,8 +54,8 @@ class TextGrader(InProcessGrader[TextConfig]):
             lists=lists,
             contains_lowered=_lowered(lists["contains"]),
             not_contains_lowered=_lowered(lists["not_contains"]),
-            regex_match=_compiled(lists["regex_match"]),
-            regex_not_match=_compiled(lists["regex_not_match"]),
+            regex_match=compile_each(lists["regex_match"]),
+            regex_not_match=compile_each(lists["regex_not_match"]),
             checks=sum(len(items or ()) for items in lists.values()),
         )
 
@@ -98,16 +89,6 @@ def string_list(value: Any) -> list[str] | None:
 
 def _lowered(items: list[str] | None) -> tuple[tuple[str, str], ...]:
     return tuple((item, go_lower(item)) for item in items or ())
-
-
-def _compiled(patterns: list[str] | None) -> tuple[_Regex, ...]:
-    compiled: list[_Regex] = []
-    for pattern in patterns or ():
-        try:
-            compiled.append(_Regex(pattern, compile_go(pattern), None))
-        except GoRegexError as err:
-            compiled.append(_Regex(pattern, None, str(err)))
-    return tuple(compiled)
 
 
 def _substring_failures(config: TextConfig, output: str) -> list[str]:

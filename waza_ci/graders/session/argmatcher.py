@@ -10,9 +10,11 @@ Matching a call's argument map: matcher keys in byte order; a missing key is
 Values compare after a JSON round trip (every number a float64), and non-strings are matched
 by their compact Go JSON (`{"x":1}`).
 
-Deliberate difference: a `json_schema` matcher is checked by Python's `jsonschema`, so its
-failure reasons are worded differently from waza's Go validator (whether a value is valid
-agrees).
+A `json_schema` matcher is compiled and checked by the same engine as the `json_schema` grader
+(graders/output/json_schema/), because waza uses one library for both: argmatcher/matcher.go
+and json_schema_grader.go each import github.com/santhosh-tekuri/jsonschema/v6 (microsoft/waza,
+internal/graders/). The matcher's resource is `argmatcher.json`, the grader's `schema.json`, so
+the URL in its texts is `file://<working directory>/argmatcher.json#`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ from typing import Any
 
 from waza_ci.graders.gofmt import go_float, go_json, go_quote, go_value
 from waza_ci.graders.goregex import GoPattern, matches
+from waza_ci.graders.output.json_schema.compile import (
+    CompiledSchema,
+    SchemaCompileError,
+    compile_schema,
+    validation_error,
+)
 
 KINDS = ("equals", "regex", "contains", "range", "json_schema")
 BOUNDS = ("gte", "lte", "gt", "lt")
@@ -39,7 +47,11 @@ class Matcher:
     operand: Any = None
     """The `equals` value, the `regex`/`contains` text, the bounds, or the schema."""
     pattern: GoPattern | None = field(default=None, compare=False)
-    validator: Any = field(default=None, compare=False)
+    schema: Any = field(default=None, compare=False)
+    """The schema as the library receives it (after Go's JSON round trip)."""
+    compiled: dict[str, CompiledSchema | str] = field(default_factory=dict, compare=False)
+    """The schema compiled under each working directory (its URL is in every text), or waza's
+    compile error there: worked out once per directory."""
 
     @property
     def construction_error(self) -> str | None:
@@ -51,8 +63,23 @@ class Matcher:
             return None
         return {self.kind: self.operand}
 
-    def mismatch(self, value: Any) -> str | None:
-        """None when the value satisfies the matcher, else waza's reason."""
+    def compiled_schema(self, working_directory: str) -> CompiledSchema | str:
+        """The schema compiled as waza compiles it in `working_directory` (its process cwd),
+        or waza's error text for it."""
+        known = self.compiled.get(working_directory)
+        if known is None:
+            try:
+                known = compile_schema(self.schema, working_directory, "argmatcher.json")
+            except SchemaCompileError as err:
+                known = f"argmatcher: invalid json_schema: {err}"
+            self.compiled[working_directory] = known
+        return known
+
+    def mismatch(self, value: Any, working_directory: str) -> str | None:
+        """None when the value satisfies the matcher, else waza's reason; `working_directory`
+        is waza's process cwd, where a schema's URL points."""
+        if self.kind == "json_schema":
+            return _mismatch_schema(self.compiled_schema(working_directory), value)
         check = _CHECKS.get(self.kind)
         if check is None:
             return f"argmatcher: unsupported matcher kind {go_quote(self.kind)}"
@@ -60,7 +87,7 @@ class Matcher:
 
 
 def argument_failures(
-    matchers: Sequence[tuple[str, Matcher]], args: Mapping[str, Any]
+    matchers: Sequence[tuple[str, Matcher]], args: Mapping[str, Any], working_directory: str
 ) -> list[str]:
     """waza's evaluateArgMatchers: `matchers` must already be in key order."""
     failures: list[str] = []
@@ -68,7 +95,7 @@ def argument_failures(
         if key not in args:
             failures.append(f"argument {go_quote(key)}: not present on tool call")
             continue
-        reason = matcher.mismatch(args[key])
+        reason = matcher.mismatch(args[key], working_directory)
         if reason is not None:
             failures.append(f"argument {go_quote(key)}: {reason}")
     return failures
@@ -176,15 +203,15 @@ def _plain(value: Any) -> str:
         return go_value(value)
 
 
-def _mismatch_schema(validator: Any, actual: Any) -> str | None:
+def _mismatch_schema(compiled: CompiledSchema | str, actual: Any) -> str | None:
+    if isinstance(compiled, str):
+        return compiled  # waza's Match answers with the compile error of a matcher it recompiles
     try:
         instance = normalized(actual)
     except _NotJSON as err:
         return f"json_schema: {err}"
-    from jsonschema.exceptions import best_match  # noqa: PLC0415 - imported with the schema
-
-    error = best_match(validator.iter_errors(instance))
-    return None if error is None else f"json_schema: {error.message}"
+    failure = validation_error(compiled, instance)
+    return None if failure is None else f"json_schema: {failure}"
 
 
 def _check_equals(matcher: Matcher, value: Any) -> str | None:
@@ -209,14 +236,9 @@ def _check_range(matcher: Matcher, value: Any) -> str | None:
     return _mismatch_range(matcher.operand, value)
 
 
-def _check_schema(matcher: Matcher, value: Any) -> str | None:
-    return _mismatch_schema(matcher.validator, value)
-
-
 _CHECKS: dict[str, Callable[[Matcher, Any], str | None]] = {
     "equals": _check_equals,
     "regex": _check_regex,
     "contains": _check_contains,
     "range": _check_range,
-    "json_schema": _check_schema,
 }

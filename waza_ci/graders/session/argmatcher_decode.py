@@ -4,17 +4,19 @@
 A matcher decodes itself while waza loads the YAML, so its errors are load errors inside
 waza's `invalid grader config` wrapper; only a null matcher (`query:` with no value) gets
 through, and fails when the grader is constructed (`argmatcher: matcher kind not set`).
-Operands are read as yaml.v3 reads YAML into Go values (`go_yaml_value`).
+Operands are read as yaml.v3 reads YAML into Go values (waza/goyaml.py).
 
-Deliberate differences: a `json_schema` matcher is compiled by Python's `jsonschema` (draft
-2020-12 unless `$schema` says otherwise), so `argmatcher: invalid json_schema: …` is worded
-differently; a schema `$ref` to a remote document is not fetched.
+A `json_schema` matcher is compiled as the `json_schema` grader compiles a schema (argmatcher.py
+says why). waza compiles it while loading, in its process cwd; waza-ci compiles it while
+loading in its own cwd, so a schema that does not compile is a load error, and again for each
+working directory it grades in (the same directory unless `--working-directory` names another,
+which only a `$ref` to a file can tell apart): a failure there is the matcher's reason, as
+waza's `Match` gives it for a matcher it has to recompile.
 """
 
 from __future__ import annotations
 
-import math
-import re
+import os
 from typing import Any
 
 import yaml
@@ -22,8 +24,10 @@ import yaml
 from waza_ci.graders.base import GoStruct
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.goregex import GoRegexError, compile_go
+from waza_ci.graders.output.json_schema.compile import go_json_round_trip
 from waza_ci.graders.params import config_error
 from waza_ci.graders.session.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
+from waza_ci.waza.goyaml import child, go_value, is_null, resolve
 from waza_ci.waza.spec import GraderSpec
 
 _ALLOWED = ", ".join(KINDS)
@@ -48,11 +52,11 @@ def listed_arg_matchers(
     waza reports even when an unknown key comes first."""
     config = grader.config
     found: dict[int, ArgMatchers] = {}
-    entries = mapping_child(config, list_field) if config is not None else None
+    entries = child(config, list_field) if config is not None else None
     if config is None or not isinstance(entries, yaml.SequenceNode):
         return found
     for index, entry in enumerate(entries.value):
-        args = mapping_child(entry, "args")
+        args = child(entry, "args")
         if not isinstance(args, yaml.MappingNode):
             continue  # absent, null, or a shape error the strict decoding reports
         try:
@@ -62,17 +66,6 @@ def listed_arg_matchers(
             raise config_error(grader, message, err.node) from None
         found[index] = tuple(sorted(matchers.items(), key=lambda item: item[0]))
     return found
-
-
-def mapping_child(node: yaml.Node | None, key: str) -> yaml.Node | None:
-    """The value of `key` in a YAML mapping node (the last one, as a decoder keeps it)."""
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    value = None
-    for key_node, value_node in node.value:
-        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
-            value = value_node
-    return value
 
 
 def decode_matcher(node: yaml.Node, config: yaml.Node) -> Matcher:
@@ -85,7 +78,7 @@ def decode_matcher(node: yaml.Node, config: yaml.Node) -> Matcher:
 
 
 def _decode_matcher(node: yaml.Node, config: yaml.Node) -> Matcher:
-    if _is_null(node):
+    if is_null(node):
         return Matcher("")  # yaml.v3 never hands a null to the matcher's own decoder
     if not isinstance(node, yaml.MappingNode):
         kind = "sequence" if isinstance(node, yaml.SequenceNode) else "scalar"
@@ -105,7 +98,7 @@ def _decode_matcher(node: yaml.Node, config: yaml.Node) -> Matcher:
         )
     lines = _Lines(config)
     if kind == "equals":
-        return Matcher(kind, go_yaml_value(value))
+        return Matcher(kind, go_value(value))
     if kind in ("regex", "contains"):
         return _compile_text(kind, lines.string(kind, value))
     if kind == "range":
@@ -139,15 +132,15 @@ def _compile_range(bounds: dict[str, float]) -> Matcher:
 def _compile_schema(schema: dict[str, Any] | None) -> Matcher:
     if not schema:
         raise MatcherError("argmatcher: json_schema matcher requires a non-empty schema")
-    # jsonschema takes a tenth of a second to import: only specs with a schema matcher pay it.
-    from jsonschema import exceptions, validators  # noqa: PLC0415
-
-    validator_class = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
-        validator_class.check_schema(schema)
-    except exceptions.SchemaError as err:
-        raise MatcherError(f"argmatcher: invalid json_schema: {err.message}") from None
-    return Matcher("json_schema", schema, validator=validator_class(schema))
+        library_schema = go_json_round_trip(schema)
+    except ValueError as err:
+        raise MatcherError(f"argmatcher: failed to serialize json_schema: {err}") from None
+    matcher = Matcher("json_schema", schema, schema=library_schema)
+    compiled = matcher.compiled_schema(os.getcwd())
+    if isinstance(compiled, str):
+        raise MatcherError(compiled)
+    return matcher
 
 
 class _Lines:
@@ -159,14 +152,14 @@ class _Lines:
         self.first_line = config.start_mark.line
 
     def string(self, kind: str, node: yaml.Node) -> str:
-        if _is_null(node):
+        if is_null(node):
             return ""
         if isinstance(node, yaml.ScalarNode):
             return str(node.value)  # yaml.v3 reads any scalar into a string as its text
         raise self._error(kind, [self._cannot(node, "string")])
 
     def bounds(self, node: yaml.Node) -> dict[str, float]:
-        if _is_null(node):
+        if is_null(node):
             return {}
         if not isinstance(node, yaml.MappingNode):
             raise self._error("range", [self._cannot(node, "argmatcher.RangeSpec")])
@@ -174,7 +167,7 @@ class _Lines:
         problems: list[str] = []
         for key, value in node.value:
             name = str(key.value)
-            if name not in BOUNDS or _is_null(value):
+            if name not in BOUNDS or is_null(value):
                 continue  # unknown keys are ignored: the decoder is not strict in here
             number = _float_of(value)
             if number is None:
@@ -186,11 +179,11 @@ class _Lines:
         return {name: found[name] for name in BOUNDS if name in found}
 
     def schema(self, node: yaml.Node) -> dict[str, Any] | None:
-        if _is_null(node):
+        if is_null(node):
             return None
         if not isinstance(node, yaml.MappingNode):
             raise self._error("json_schema", [self._cannot(node, _MAP_TYPE)])
-        schema = go_yaml_value(node)
+        schema = go_value(node)
         return schema if isinstance(schema, dict) else None
 
     def _cannot(self, node: yaml.Node, go_type: str) -> str:
@@ -207,84 +200,12 @@ class _Lines:
         return MatcherError(f"argmatcher {kind}: yaml: unmarshal errors: {'; '.join(problems)}")
 
 
-# --- YAML scalars as yaml.v3 resolves them -------------------------------------------------
-
-_WORDS: dict[str, tuple[str, Any]] = {
-    **dict.fromkeys(("", "~", "null", "Null", "NULL"), ("null", None)),
-    **dict.fromkeys(("true", "True", "TRUE"), ("bool", True)),
-    **dict.fromkeys(("false", "False", "FALSE"), ("bool", False)),
-    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), ("float", math.inf)),
-    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), ("float", -math.inf)),
-    **dict.fromkeys((".nan", ".NaN", ".NAN"), ("float", math.nan)),
-}
-"""The plain scalars yaml.v3 resolves by their spelling."""
-_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
-_YAML_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_TIMESTAMP = re.compile(r"\d{4}-\d\d?-\d\d?([Tt ].*)?")
-_INT64 = 2**63
-_UINT64 = 2**64
-_BASES = {"x": 16, "o": 8, "b": 2}
-
-
-def go_yaml_value(node: yaml.Node) -> Any:
-    """A YAML value as yaml.v3 decodes it into Go's `any`: core-schema scalars (`yes` and
-    `1:30` stay strings, `0o17` is 15), timestamps as strings, mapping keys as strings."""
-    if isinstance(node, yaml.SequenceNode):
-        return [go_yaml_value(item) for item in node.value]
-    if isinstance(node, yaml.MappingNode):
-        return {str(key.value): go_yaml_value(value) for key, value in node.value}
-    return _resolve(node)[1]
-
-
-def _resolve(node: yaml.Node) -> tuple[str, Any]:
-    """(yaml.v3's short tag, Go value) of a scalar."""
-    text = str(node.value)
-    if getattr(node, "style", None) is not None:
-        return "str", text  # quoted or block text is always a string
-    if text in _WORDS:
-        return _WORDS[text]
-    if text[:1] in "-+.0123456789":
-        number = _number(text.replace("_", ""))
-        if number is not None:
-            return number
-        if _TIMESTAMP.fullmatch(text):
-            return "timestamp", text
-    return "str", text
-
-
-def _number(plain: str) -> tuple[str, Any] | None:
-    match = _GO_INT.fullmatch(plain)
-    if match:
-        sign, digits = match.groups()
-        base, body = _base_and_digits(digits)
-        value = int(body, base) * (-1 if sign == "-" else 1)
-        if -_INT64 <= value < _UINT64:
-            return "int", value
-    if _YAML_FLOAT.fullmatch(plain):
-        return "float", float(plain)
-    return None
-
-
-def _base_and_digits(digits: str) -> tuple[int, str]:
-    """Go's `ParseInt(s, 0, 64)` prefixes: 0x, 0o, 0b, and a bare leading 0 for octal."""
-    if len(digits) > 1 and digits[0] == "0":
-        prefix = digits[1].lower()
-        if prefix in _BASES:
-            return _BASES[prefix], digits[2:]
-        return 8, digits[1:]
-    return 10, digits
-
-
 def _scalar_tag(node: yaml.Node) -> str:
-    return _resolve(node)[0]
+    return resolve(node)[0]
 
 
 def _float_of(node: yaml.Node) -> float | None:
     if not isinstance(node, yaml.ScalarNode):
         return None
-    tag, value = _resolve(node)
+    tag, value = resolve(node)
     return float(value) if tag in ("int", "float") else None
-
-
-def _is_null(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and _resolve(node)[0] == "null"

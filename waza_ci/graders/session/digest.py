@@ -2,9 +2,17 @@
 behaviour and tool graders: `session_digest`, `tool_events` and `skill_invocations`.
 
 `waza grade` passes the run's digest as a pointer to the parsed struct, so it is never nil: an
-absent `session_digest` is an empty one (no calls, `tools_used` nil, no usage). Nothing is
-re-derived from the transcript, and one field is never repaired from another (a hand-made file
-whose `tool_call_count` disagrees with `tool_calls` is graded as it says).
+absent `session_digest` is an empty one (no calls, `tools_used` nil, no usage). One field is
+never repaired from another (a hand-made file whose `tool_call_count` disagrees with
+`tool_calls` is graded as it says).
+
+One thing is derived: a run saved before waza wrote `skill_invocations` has no such field
+(absent or null; `[]` says no skill was invoked), though the run invoked skills, and `waza
+grade` would then fail every `skill_invocation` grader the run passed. Its skills are read from
+the evidence the file does hold, in order: the transcript's `skill.invoked` events (one per
+invocation, as waza records them; the name from the `name:` of the SKILL.md the event holds),
+else the digest's `skill` tool calls (`arguments.skill`). The plan says so once per file
+(`derived_skills`).
 
 Deliberate difference: waza refuses a whole results file when a known tool-call field holds the
 wrong JSON type (say `"name": 5`); the results model keeps `tool_calls` and `tool_events` as
@@ -17,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from waza_ci.graders.skill.skill_md import SkillError, parse_skill_md
 from waza_ci.waza.results import SavedRun
 from waza_ci.waza.results_schema import UsageStats
 
@@ -93,8 +102,36 @@ def tool_events_of(run: SavedRun) -> tuple[ToolEvent, ...]:
 
 
 def skill_names(run: SavedRun) -> list[str]:
-    """The invoked skills' names in invocation order (empty names kept, as waza keeps them)."""
-    return [invocation.name for invocation in run.skill_invocations or ()]
+    """The invoked skills' names in invocation order (empty names kept, as waza keeps them);
+    derived from the run's evidence when the file predates `skill_invocations`."""
+    if run.skill_invocations is None:
+        return derived_skills(run)
+    return [invocation.name for invocation in run.skill_invocations]
+
+
+def derived_skills(run: SavedRun) -> list[str]:
+    """The skills a run without `skill_invocations` invoked, from its transcript's
+    `skill.invoked` events, else its digest's `skill` tool calls."""
+    calls = [call.argument("skill") for call in tool_calls_of(run) if call.name == "skill"]
+    events = [e for e in run.transcript or () if e.get("type") == SKILL_INVOKED]
+    if not events:
+        return calls
+    names = [_skill_md_name(event.get("content")) for event in events]
+    if len(calls) == len(names):  # a SKILL.md without a readable name: the call names it
+        names = [name or call for name, call in zip(names, calls, strict=True)]
+    return names
+
+
+SKILL_INVOKED = "skill.invoked"
+
+
+def _skill_md_name(content: Any) -> str:
+    if not isinstance(content, str) or not content.strip():
+        return ""
+    try:
+        return parse_skill_md(content)[0]
+    except SkillError:
+        return ""
 
 
 def _tool_call(raw: Any) -> ToolCall:

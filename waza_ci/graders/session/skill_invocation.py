@@ -35,6 +35,7 @@ from waza_ci.graders.session.digest import skill_names
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import BOOL, STR, ListOf, Struct
 
+SKILL_INVOCATION = "skill_invocation"
 _MODES = {"exact_match": EXACT, "in_order": IN_ORDER, "any_order": ANY_ORDER}
 _PARAMETERS = Struct(
     {
@@ -61,7 +62,7 @@ class SkillInvocationConfig:
 
 
 class SkillInvocationGrader(InProcessGrader[SkillInvocationConfig]):
-    kind = "skill_invocation"
+    kind = SKILL_INVOCATION
 
     def configure(self, grader: GraderSpec) -> SkillInvocationConfig:
         params = decode_params(grader, "SkillInvocationGraderParameters", _PARAMETERS)

@@ -97,7 +97,7 @@ class ToolCallsGrader(InProcessGrader[ToolCallsConfig]):
         results = []
         for expectation in config.expectations:
             checks += 1
-            detail = _evaluate(expectation, calls, events)
+            detail = _evaluate(expectation, calls, events, job.setup.working_directory)
             results.append(detail)
             if "reason" in detail:
                 failures.append(
@@ -180,7 +180,10 @@ def _expectation(name: str, index: int, tool: str, matchers: ArgMatchers) -> Exp
 
 
 def _evaluate(
-    expectation: Expectation, calls: tuple[ToolCall, ...], events: _Events
+    expectation: Expectation,
+    calls: tuple[ToolCall, ...],
+    events: _Events,
+    working_directory: str,
 ) -> dict[str, Any]:
     """One expectation against the calls in order: the first call that satisfies it, or the
     reason the last call with a matching name gave."""
@@ -197,7 +200,7 @@ def _evaluate(
             args, reason = _arguments(call, index, events)
             if args is None:
                 continue
-            reason = "; ".join(argument_failures(expectation.matchers, args))
+            reason = "; ".join(argument_failures(expectation.matchers, args, working_directory))
             if reason:
                 continue
         detail["matched_call_index"] = index

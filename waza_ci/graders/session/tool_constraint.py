@@ -65,7 +65,7 @@ class ToolSpec:
     matchers: ArgMatchers
     description: str
 
-    def matches(self, call: ToolCall) -> bool:
+    def matches(self, call: ToolCall, working_directory: str) -> bool:
         if self.tool_pattern is not None:
             if not matches(self.tool_pattern, call.name):
                 return False
@@ -73,7 +73,9 @@ class ToolSpec:
             return False
         if not all(matches(pattern, call.argument(arg)) for arg, pattern in self.qualifiers):
             return False
-        return not self.matchers or not argument_failures(self.matchers, call.matcher_arguments())
+        if not self.matchers:
+            return True
+        return not argument_failures(self.matchers, call.matcher_arguments(), working_directory)
 
 
 @dataclass(frozen=True)
@@ -121,21 +123,22 @@ class ToolConstraintGrader(InProcessGrader[ToolConstraintConfig]):
             raise GoError(config.construction_error, at_creation=True)
         session = session_of(job.run)
         calls = tool_calls_of(job.run)
+        cwd = job.setup.working_directory
         failures = [
             f"Expected tool not used: {spec.description}"
             for spec in config.expect
-            if not any(spec.matches(call) for call in calls)
+            if not any(spec.matches(call, cwd) for call in calls)
         ]
         failures += [
             f"Rejected tool was used: {spec.description}"
             for spec in config.reject
-            if any(spec.matches(call) for call in calls)
+            if any(spec.matches(call, cwd) for call in calls)
         ]
         checks = len(config.expect) + len(config.reject)
         failed_checks = len(failures)
         violations: list[str] = []
         if config.allow_only is not None:
-            violators = _violators(config.allow_only, calls)
+            violators = _violators(config.allow_only, calls, cwd)
             checks += max(len(calls), 1)  # one vacuous check when there was no call
             failed_checks += len(violators)
             failures += _allow_only_messages(config.allow_only, violators)
@@ -189,12 +192,14 @@ def _describe(tool: str, entry: dict[str, Any], matchers: ArgMatchers) -> str:
     return f"{tool} ({', '.join(qualifiers)})" if qualifiers else tool
 
 
-def _violators(allowed: Sequence[ToolSpec], calls: Sequence[ToolCall]) -> list[str]:
+def _violators(
+    allowed: Sequence[ToolSpec], calls: Sequence[ToolCall], working_directory: str
+) -> list[str]:
     """The name of each call no allow-list entry matches, in call order."""
     return [
         call.name or "<unnamed>"
         for call in calls
-        if not any(spec.matches(call) for spec in allowed)
+        if not any(spec.matches(call, working_directory) for spec in allowed)
     ]
 
 

@@ -28,12 +28,13 @@ import stat
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import yaml
 
+from waza_ci.graders.gofiles import GoFileError, go_read_file
 from waza_ci.graders.gofmt import go_lower
 from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
+from waza_ci.waza.goyaml import is_null
 
 STOP_WORDS = frozenset(
     (
@@ -76,13 +77,9 @@ def load_skill(skill_path: str) -> SkillTriggers:
     if is_dir:
         skill_path = os.path.join(skill_path, "SKILL.md")
     try:
-        data = Path(skill_path).read_bytes()
-    except OSError as err:
-        # Go opens a folder without complaint and fails when it reads it.
-        step = "read" if isinstance(err, IsADirectoryError) else "open"
-        raise SkillError(
-            f"reading SKILL.md {skill_path}: {step} {skill_path}: {go_errno_text(err)}"
-        ) from None
+        data = go_read_file(skill_path)
+    except GoFileError as err:
+        raise SkillError(f"reading SKILL.md {skill_path}: {err}") from None
     try:
         name, description, body = parse_skill_md(data.decode("utf-8", errors="replace"))
     except SkillError as err:
@@ -120,7 +117,7 @@ def _frontmatter(text: str) -> tuple[str, str]:
         raise _unmarshal_error(f"yaml: line {line}: {err.problem}") from None
     except yaml.YAMLError as err:
         raise _unmarshal_error(f"yaml: {err}") from None
-    if root is None or _is_null(root):
+    if root is None or is_null(root):
         return "", ""
     if not isinstance(root, yaml.MappingNode):
         raise _unmarshal_error(_cannot_unmarshal(root, "skill.Frontmatter"))
@@ -139,12 +136,8 @@ def _frontmatter(text: str) -> tuple[str, str]:
             continue
         if not isinstance(value, yaml.ScalarNode):
             raise _unmarshal_error(_cannot_unmarshal(value, "string"))
-        fields[key_text] = "" if _is_null(value) else str(value.value)
+        fields[key_text] = "" if is_null(value) else str(value.value)
     return fields.get("name", ""), fields.get("description", "")
-
-
-def _is_null(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
 def _cannot_unmarshal(node: yaml.Node, go_type: str) -> str:

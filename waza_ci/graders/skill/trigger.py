@@ -20,15 +20,15 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GraderJob
+from waza_ci.graders.gofiles import GoFileError, go_read_file
 from waza_ci.graders.gofmt import go_lower, go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.skill.skill_md import SkillError, SkillTriggers, load_skill, tokenize
-from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
+from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.waza.spec import GraderSpec, TaskSpec
 from waza_ci.waza.spec_schema import FLOAT, STR, Struct
 
@@ -178,12 +178,9 @@ def read_prompt_file(task: TaskSpec) -> str:
     else:
         resolved = os.path.normpath(os.path.join(os.path.dirname(task.path), target))
         try:
-            return Path(resolved).read_bytes().decode("utf-8", errors="replace")
-        except OSError as err:
-            step = "read" if isinstance(err, IsADirectoryError) else "open"
-            problem = (
-                f"reading prompt_file {go_quote(target)}: {step} {resolved}: {go_errno_text(err)}"
-            )
+            return go_read_file(resolved).decode("utf-8", errors="replace")
+        except GoFileError as err:
+            problem = f"reading prompt_file {go_quote(target)}: {err}"
     raise TaskLoadError(f"test case {task.path}: {problem}")
 
 

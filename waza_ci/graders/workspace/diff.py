@@ -8,14 +8,17 @@ working directory otherwise. Each `contains` fragment must be present (`+text` o
 absent (`-text`), trimmed of white space, as a plain substring. Checks: per file one for
 existence, one for the snapshot, one per fragment. Score: the share that held.
 
-Deliberate difference: waza writes snapshot files when `update_snapshots: true` (it creates a
-missing one and overwrites one that differs, and passes those checks). waza-ci never writes:
-it compares instead, so a missing or differing snapshot fails, and waza-ci says so once, before
-grading (`SNAPSHOT_UPDATE_WARNING`). Where every snapshot already matches, nothing would be
-written and the verdict is waza's, snapshot counts and all.
+With `update_snapshots: true` waza writes snapshot files: it creates a missing one and
+overwrites one that differs, passes those checks, and counts them (`created`, `updated`,
+`unchanged`, with the lines changed). waza-ci gives that verdict without writing anything: what
+waza would have written is kept in memory for the rest of the grading (`GraderJob.would_write`),
+so a later run reads it back as waza's later runs read the file (then `unchanged`). waza-ci
+says once, before grading, that no file is written (`SNAPSHOT_UPDATE_WARNING`); a write that
+would fail for waza (a read-only folder) is not foreseen.
 
-The workspace is the one `waza grade --workspace` names (verbatim; relative to the working
-directory when relative); files captured during the run never exist in `waza grade`.
+The workspace is the one `waza grade --workspace` names (read through `workspace_dir`, shown
+in `details.workspace_dir` as given); files captured during the run never exist in
+`waza grade`.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GoStruct, GraderJob
+from waza_ci.graders.gofiles import GoFileError, go_read_file
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
@@ -40,17 +44,17 @@ from waza_ci.graders.workspace.paths import (
     check_all_inside,
     go_abs,
     go_clean,
-    go_errno_text,
 )
-from waza_ci.sandbox.goexec import go_trim_space
+from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import BOOL, STR, ListOf, Struct
 
 ALL_PASSED = "All diff checks passed"
 NO_WORKSPACE = "No workspace directory available for diff grading"
 SNAPSHOT_UPDATE_WARNING = (
-    "update_snapshots: true is not honoured: waza-ci never writes snapshot files; each snapshot "
-    "is compared with the workspace file as it is"
+    "update_snapshots: true is graded as waza grades it (a missing or differing snapshot "
+    "passes, counted as created or updated), but no snapshot file is written: waza-ci never "
+    "writes to the repository or the workspace"
 )
 _EXPECTED_FILE = Struct({"path": STR, "snapshot": STR, "contains": ListOf(STR)})
 _SHAPE = Struct(
@@ -131,10 +135,10 @@ class DiffGrader(InProcessGrader[DiffConfig]):
         with root:
             check_all_inside(workspace, (f.path for f in config.files), cwd)
             failures: list[str] = []
-            unchanged: list[dict[str, Any]] = []
+            updates: list[dict[str, Any]] = []
             for expected in config.files:
-                failures.extend(_file_failures(config, expected, root, cwd, unchanged))
-        return _outcome(config, failures, unchanged, workspace)
+                failures.extend(_file_failures(config, expected, root, job, updates))
+        return _outcome(config, failures, updates, job.setup.workspace_shown)
 
 
 def _creation_error(name: str, files: tuple[_Expected, ...]) -> str | None:
@@ -159,17 +163,22 @@ def _file_details(expected: _Expected) -> GoStruct:
 
 
 def _outcome(
-    config: DiffConfig, failures: list[str], unchanged: list[dict[str, Any]], workspace: str
+    config: DiffConfig, failures: list[str], updates: list[dict[str, Any]], workspace: str
 ) -> Outcome:
     feedback = "; ".join(failures) or ALL_PASSED
     if not failures and config.update_snapshots:
-        # Nothing was (or would have been) written: every snapshot matched.
-        feedback += f" (snapshots: 0 updated, 0 created, {len(unchanged)} unchanged)"
+        counts = {status: 0 for status in (_UPDATED, _CREATED, _UNCHANGED)}
+        for update in updates:
+            counts[update["status"]] += 1
+        feedback += (
+            f" (snapshots: {counts[_UPDATED]} updated, {counts[_CREATED]} created, "
+            f"{counts[_UNCHANGED]} unchanged)"
+        )
     details: dict[str, Any] = {
         "expected_files": config.files_details,
         "failures": failures or None,
         "workspace_dir": workspace,
-        "snapshot_updates": unchanged,
+        "snapshot_updates": updates,
     }
     return Outcome(
         score=fraction(config.checks, len(failures)),
@@ -183,8 +192,8 @@ def _file_failures(
     config: DiffConfig,
     expected: _Expected,
     root: RootedWorkspace,
-    cwd: str,
-    unchanged: list[dict[str, Any]],
+    job: GraderJob,
+    updates: list[dict[str, Any]],
 ) -> Iterator[str]:
     path = expected.path
     try:
@@ -199,32 +208,63 @@ def _file_failures(
             yield f"Contains check skipped (file not found): {path} \u2192 {fragment}"
         return
     if expected.snapshot:
-        failure = _snapshot_failure(config, expected, content, cwd)
+        failure = _snapshot_check(config, expected, content, job, updates)
         if failure is not None:
             yield failure
-        elif config.update_snapshots:
-            unchanged.append(
-                GoStruct(path=path, snapshot=expected.snapshot, status="unchanged", lines_changed=0)
-            )
     yield from _fragment_failures(path, expected.contains, content)
 
 
-def _snapshot_failure(
-    config: DiffConfig, expected: _Expected, content: bytes, cwd: str
+def _snapshot_check(
+    config: DiffConfig,
+    expected: _Expected,
+    content: bytes,
+    job: GraderJob,
+    updates: list[dict[str, Any]],
 ) -> str | None:
+    """The snapshot check's failure, if any; with `update_snapshots`, what waza would have
+    done to the snapshot is added to `updates` (and remembered, never written)."""
     snapshot, path = expected.snapshot, expected.path
     try:
-        resolved = _snapshot_path(snapshot, config.context_dir, cwd)
+        resolved = _snapshot_path(snapshot, config.context_dir, job.setup.working_directory)
     except _FsError as err:
         return f"Invalid snapshot file {snapshot} for {path}: {err}"
-    try:
-        wanted = _read_file(resolved)
-    except _FsError as err:
-        # With update_snapshots, waza would create a missing snapshot; waza-ci compares.
-        return f"Failed to read snapshot file {snapshot} for {path}: {err}"
+    wanted = job.would_write.get(resolved)
+    if wanted is None:
+        try:
+            wanted = go_read_file(resolved)
+        except GoFileError as err:
+            if not (config.update_snapshots and err.not_exist):
+                return f"Failed to read snapshot file {snapshot} for {path}: {err}"
+            job.would_write[resolved] = content  # waza creates it
+            updates.append(_update(expected, _CREATED, changed_lines(b"", content)))
+            return None
     if wanted != content:
-        return f"File {path} does not match snapshot {snapshot}"
+        if not config.update_snapshots:
+            return f"File {path} does not match snapshot {snapshot}"
+        job.would_write[resolved] = content  # waza overwrites it
+        updates.append(_update(expected, _UPDATED, changed_lines(wanted, content)))
+    elif config.update_snapshots:
+        updates.append(_update(expected, _UNCHANGED, 0))
     return None
+
+
+_UPDATED, _CREATED, _UNCHANGED = "updated", "created", "unchanged"
+
+
+def _update(expected: _Expected, status: str, lines_changed: int) -> GoStruct:
+    return GoStruct(
+        path=expected.path, snapshot=expected.snapshot, status=status, lines_changed=lines_changed
+    )
+
+
+def changed_lines(before: bytes, after: bytes) -> int:
+    """waza's countChangedLines: CRLF made LF, both split on LF, lines compared by position up
+    to the longer length."""
+    old = before.replace(b"\r\n", b"\n").split(b"\n")
+    new = after.replace(b"\r\n", b"\n").split(b"\n")
+    old += [b""] * (len(new) - len(old))
+    new += [b""] * (len(old) - len(new))
+    return sum(a != b for a, b in zip(old, new, strict=True))
 
 
 def _fragment_failures(path: str, fragments: tuple[str, ...], content: bytes) -> Iterator[str]:
@@ -315,22 +355,3 @@ def _eval_symlinks(path: str) -> str:
         link = os.readlink(dest)
         rest = link + separator + rest
         dest = "/" if link.startswith("/") else (dest.rpartition("/")[0] or "/")
-
-
-def _read_file(path: str) -> bytes:
-    """Go's `os.ReadFile(path)`; raises _FsError (`open <path>: …`, `read <path>: …`)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as err:
-        code = err.errno or errno.EIO
-        text = f"open {path}: {go_errno_text(code)}"
-        raise _FsError(text, not_exist=code == errno.ENOENT) from None
-    try:
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as err:
-        raise _FsError(f"read {path}: {go_errno_text(err.errno or errno.EIO)}") from None
-    finally:
-        os.close(fd)

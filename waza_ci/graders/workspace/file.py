@@ -8,11 +8,13 @@ Checks: one per existence path, and per content entry one per pattern plus one f
 the file. A file that cannot be read fails its read check and every one of its patterns. Score:
 the share of checks that held; passed when none failed.
 
-The workspace is the one `waza grade --workspace` names (the setup's `workspace_dir`, used
-verbatim, relative to the working directory when relative); `waza grade` never has files
-captured during the run, so this reads the disk only. waza compiles each pattern on every
-run; here each is compiled once, when the spec is loaded. A file's bytes are matched as
-UTF-8 text, invalid bytes read as U+FFFD (Go's regexp does the same, byte run by byte run).
+The workspace is the one `waza grade --workspace` names: read through the setup's
+`workspace_dir` (relative to the working directory when relative), and shown in
+`details.workspace_dir` as the user gave it (`workspace_shown`), as `waza grade` passes it on;
+`waza grade` never has files captured during the run, so this reads the disk only. waza
+compiles each pattern on every run; here each is compiled once, when the spec is loaded. A
+file's bytes are matched as UTF-8 text, invalid bytes read as U+FFFD (Go's regexp does the
+same, byte run by byte run).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import yaml
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GoStruct, GraderJob
 from waza_ci.graders.gofmt import go_quote
-from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
+from waza_ci.graders.goregex import ConfiguredPattern, compile_each, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
 from waza_ci.graders.params import config_error, decode_params
@@ -47,19 +49,10 @@ _SHAPE = Struct(
 
 
 @dataclass(frozen=True)
-class _Pattern:
-    """A configured pattern, compiled; `error` is Go's compile error when it does not."""
-
-    pattern: str
-    compiled: GoPattern | None
-    error: str | None
-
-
-@dataclass(frozen=True)
 class _ContentCheck:
     path: str
-    must_match: tuple[_Pattern, ...]
-    must_not_match: tuple[_Pattern, ...]
+    must_match: tuple[ConfiguredPattern, ...]
+    must_not_match: tuple[ConfiguredPattern, ...]
 
 
 @dataclass(frozen=True)
@@ -125,7 +118,7 @@ class FileGrader(InProcessGrader[FileConfig]):
             "must_not_exist": config.must_not_exist,
             "content_patterns": config.content_details,
             "failures": failures or None,
-            "workspace_dir": workspace,
+            "workspace_dir": job.setup.workspace_shown,
         }
         return Outcome(
             score=fraction(config.checks, len(failures)),
@@ -165,19 +158,9 @@ def reject_unknown_fields(
 def _content_check(entry: dict[str, Any]) -> _ContentCheck:
     return _ContentCheck(
         path=str(entry.get("path") or ""),
-        must_match=_compiled(string_list(entry.get("must_match"))),
-        must_not_match=_compiled(string_list(entry.get("must_not_match"))),
+        must_match=compile_each(string_list(entry.get("must_match"))),
+        must_not_match=compile_each(string_list(entry.get("must_not_match"))),
     )
-
-
-def _compiled(patterns: list[str] | None) -> tuple[_Pattern, ...]:
-    compiled: list[_Pattern] = []
-    for pattern in patterns or ():
-        try:
-            compiled.append(_Pattern(pattern, compile_go(pattern), None))
-        except GoRegexError as err:
-            compiled.append(_Pattern(pattern, None, str(err)))
-    return tuple(compiled)
 
 
 def _entry_details(check: _ContentCheck) -> GoStruct:

@@ -26,6 +26,7 @@ from typing import TypeVar
 
 from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError
+from waza_ci.sandbox.goexec import go_errno_text
 
 T = TypeVar("T")
 
@@ -110,12 +111,6 @@ class _Escape(Exception):
 @dataclass
 class _Link:
     target: str
-
-
-def go_errno_text(code: int) -> str:
-    """Go's text of a Unix errno (`syscall.Errno.Error()`): the C library's, lower-cased."""
-    text = os.strerror(code)
-    return text[:1].lower() + text[1:]
 
 
 class RootedWorkspace:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED, FailOn
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.report._text import one_line, plural, shorten
 from waza_ci.report.evaluation import Evaluation
@@ -34,47 +32,13 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-@dataclass(frozen=True)
-class StepDecision:
-    """What the step decided, as the report's first line says it."""
-
-    passed: bool
-    exit_code: int
-    words: str
-    why: str
-
-
-def step_decision(evaluation: Evaluation) -> StepDecision:
-    """The one decision of the step, read in one place.
-
-    Until the gate's `Decision` (issue 24: `evaluation.decision`) is on main, it is derived here
-    from the exit code the evaluation computes; switching is this function's body only."""
-    code = evaluation.exit_code
-    report, comparison = evaluation.model, evaluation.comparison
-    _icon, label = verdict_label(report)
-    gate_failed = comparison is not None and comparison.failed
-    if code == EXIT_PASSED:
-        if report.verdict == "passed" or evaluation.fail_on is not FailOn.FAILURES:
-            why = _passed_why(evaluation)
-        else:
-            why = "every task passed"
-        return StepDecision(True, code, "The step passes", why)
-    if code == EXIT_GRADER_ERROR:
-        return StepDecision(
-            False, code, "The step fails", "grader or clean-up errors: a grader could not judge"
-        )
-    if code == EXIT_FAILED and evaluation.fail_on is FailOn.REGRESSIONS and gate_failed:
-        return StepDecision(False, code, "The step fails", "the regression gate failed")
-    return StepDecision(False, code, "The step fails", f"{label.lower()}: a task did not pass")
-
-
-def _passed_why(evaluation: Evaluation) -> str:
-    report = evaluation.model
-    if report.verdict == "passed":
-        return "every task passed"
-    if evaluation.fail_on is FailOn.ERRORS:
-        return "fail-on: errors, and no grader errored (failing tasks do not fail the step)"
-    return "fail-on: regressions, and the regression gate did not fail"
+def decision_words(evaluation: Evaluation) -> tuple[str, str]:
+    """The step's one decision (report/decision.py) in the first screen's words: what the step
+    does and why (the job summary's **Why:** reasons)."""
+    decision = evaluation.decision
+    does = "The step passes" if decision.passed else "The step fails"
+    why = "; ".join(decision.reasons) or "every task passed"
+    return f"{does} (exit {decision.exit_code})", why
 
 
 def _source(source: Source) -> str:
@@ -206,8 +170,8 @@ def _passing(report: Report) -> list[str]:
 def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]]) -> str:
     """The first screen's HTML; `meta` are (label, value) pairs: skill, model, commit, …"""
     report = evaluation.model
-    decision = step_decision(evaluation)
-    state = "pass" if decision.passed else "fail"
+    does, why = decision_words(evaluation)
+    state = "pass" if evaluation.decision.passed else "fail"
     facts = "".join(f"<dt>{esc(k)}</dt><dd>{_code(v)}</dd>" for k, v in meta if v)
     counts = " · ".join(esc(part) for part in verdict_parts(report, with_time=False))
     kinds = " · ".join(kinds_parts(report, esc))
@@ -218,8 +182,7 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
         f"<header><h1>waza-ci: {_code(report.eval_name)}</h1>"
         f'<dl class="meta">{facts}</dl></header>',
         f'<section id="decision" class="decision {state}">'
-        f'<p class="verdict"><b>{esc(decision.words)}</b> (exit {decision.exit_code}):'
-        f" {esc(decision.why)}</p>"
+        f'<p class="verdict"><b>{esc(does)}</b>: {esc(why)}</p>'
         f'<p class="counts">{esc(verdict_label(report)[1])} · {counts}</p>'
         + (f'<p class="kinds">Verdicts {kinds}</p>' if kinds else "")
         + "</section>",

@@ -1,6 +1,6 @@
 """A schema compiled as waza compiles it: added to a fresh compiler of santhosh-tekuri/jsonschema
-v6 as the resource `schema.json`, so its URL is `file://<process cwd>/schema.json`, and checked
-before use.
+v6 as a resource (`schema.json` for the json_schema grader, `argmatcher.json` for an argument
+matcher), so its URL is `file://<process cwd>/<resource>`, and checked before use.
 
 The draft is the one `$schema` names (4, 6, 7, 2019-09, 2020-12), 2020-12 without it. The
 schema must be valid against its metaschema; every RE2 pattern must compile; every reference
@@ -14,6 +14,7 @@ references and bad patterns are modelled on the library's and not verified byte 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,9 @@ from referencing.jsonschema import (
     specification_with,
 )
 
-from waza_ci.graders.gofmt import go_quote
+from waza_ci.graders.gofmt import go_float, go_quote
 from waza_ci.graders.goregex import GoRegexError, compile_go
+from waza_ci.graders.output.json_schema.parse import go_unmarshal
 from waza_ci.graders.output.json_schema.texts import Failure, quote, render
 from waza_ci.graders.output.json_schema.type_keywords import Resolver
 from waza_ci.graders.output.json_schema.validate import Validator
@@ -71,16 +73,42 @@ class CompiledSchema:
     resolver: Resolver
 
 
-def schema_url(working_directory: str) -> str:
-    """The URL the library gives the resource `schema.json`: the absolute path under the
-    process cwd, escaped as Go's net/url escapes a path."""
-    path = f"{working_directory.rstrip('/')}/schema.json"
+def schema_url(working_directory: str, resource: str = "schema.json") -> str:
+    """The URL the library gives the resource: the absolute path under the process cwd,
+    escaped as Go's net/url escapes a path."""
+    path = f"{working_directory.rstrip('/')}/{resource}"
     return "file://" + url_quote(path, safe="/$&+,:;=@")
 
 
-def compile_schema(schema: Any, working_directory: str) -> CompiledSchema:
+def go_json_round_trip(schema: Any) -> Any:
+    """The schema as waza hands it to the library: through Go's json.Marshal and back (every
+    number a float64). Raises ValueError with Go's text (`json: unsupported value: +Inf`)."""
+    try:
+        text = json.dumps(schema, allow_nan=False)
+    except ValueError:
+        raise ValueError(f"json: unsupported value: {_bad_float(schema)}") from None
+    return go_unmarshal(text)
+
+
+def _bad_float(value: Any) -> str:
+    """Go's text of the first float JSON cannot hold (`+Inf`, `-Inf`, `NaN`)."""
+    pending = [value]
+    while pending:
+        current = pending.pop(0)
+        if isinstance(current, float) and not math.isfinite(current):
+            return go_float(current)
+        if isinstance(current, dict):
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return "NaN"
+
+
+def compile_schema(
+    schema: Any, working_directory: str, resource: str = "schema.json"
+) -> CompiledSchema:
     """Raises SchemaCompileError with the library's error."""
-    url = schema_url(working_directory)
+    url = schema_url(working_directory, resource)
     draft = _draft(schema)
     specification = SPECIFICATIONS[draft]
     registry = _BASE_REGISTRY.with_resource(url, specification.create_resource(schema)).crawl()

@@ -4,8 +4,8 @@ Schema.
 The output must be exactly one JSON value (Go's `json.Unmarshal`), or with `extract_json: true`
 contain exactly one JSON object or array among other text. The schema is the inline `schema`
 (which wins), or the JSON file `schema_file`, read relative to the working directory (waza's
-process cwd) on each run. It is compiled as waza's library compiles it (json_schema_compile)
-and the value validated in the library's order, with its error texts (json_schema_validate).
+process cwd) on each run. It is compiled as waza's library compiles it (compile.py)
+and the value validated in the library's order, with its error texts (validate.py).
 Binary score: 1 when valid, 0 otherwise. A schema file that cannot be read or parsed, or a
 schema that does not compile, is a Go error (grading aborts in waza); the schema is not even
 looked at when the output is not JSON.
@@ -17,21 +17,20 @@ modules named above), the verdict and score still are.
 
 from __future__ import annotations
 
-import errno
-import json
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from waza_ci.errors import InputError
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_float, go_quote
+from waza_ci.graders.gofiles import GoFileError, go_read_file
+from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.output.json_schema.compile import (
     CompiledSchema,
     SchemaCompileError,
     compile_schema,
+    go_json_round_trip,
     validation_error,
 )
 from waza_ci.graders.output.json_schema.parse import (
@@ -42,7 +41,6 @@ from waza_ci.graders.output.json_schema.parse import (
     go_unmarshal,
 )
 from waza_ci.graders.params import decode_params
-from waza_ci.graders.workspace.paths import go_errno_text
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, BOOL, STR, MapOf, Struct
 
@@ -139,21 +137,18 @@ def _schema_value(config: JsonSchemaConfig, working_directory: str) -> Any:
     if schema is None:
         schema = _schema_file(config, working_directory)
     try:
-        text = json.dumps(schema, allow_nan=False)
-    except ValueError:
-        raise GoError(
-            f"failed to serialize schema: json: unsupported value: {_bad_float(schema)}"
-        ) from None
-    return go_unmarshal(text)
+        return go_json_round_trip(schema)
+    except ValueError as err:
+        raise GoError(f"failed to serialize schema: {err}") from None
 
 
 def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
     path = config.schema_file
     quoted = go_quote(path)
     try:
-        data = _read(os.path.join(working_directory, path), shown=path)
-    except OSError as err:
-        raise GoError(f"failed to read schema file {quoted}: {err.strerror}") from None
+        data = go_read_file(os.path.join(working_directory, path), shown=path)
+    except GoFileError as err:
+        raise GoError(f"failed to read schema file {quoted}: {err}") from None
     try:
         schema = go_unmarshal(data.decode("utf-8", "replace"))
     except GoJSONError as err:
@@ -165,36 +160,3 @@ def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
             f"of type {_GO_MAP}"
         )
     return schema
-
-
-def _read(path: str, *, shown: str) -> bytes:
-    """Go's `os.ReadFile`; an OSError's `strerror` is Go's whole error text."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    except OSError as err:
-        code = err.errno or errno.EIO
-        raise OSError(code, f"open {shown}: {go_errno_text(code)}") from None
-    try:
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as err:
-        code = err.errno or errno.EIO
-        raise OSError(code, f"read {shown}: {go_errno_text(code)}") from None
-    finally:
-        os.close(fd)
-
-
-def _bad_float(value: Any) -> str:
-    """Go's text of the first float JSON cannot hold (`+Inf`, `-Inf`, `NaN`)."""
-    pending = [value]
-    while pending:
-        current = pending.pop(0)
-        if isinstance(current, float) and not math.isfinite(current):
-            return go_float(current)
-        if isinstance(current, dict):
-            pending.extend(current.values())
-        elif isinstance(current, list):
-            pending.extend(current)
-    return "NaN"

@@ -1,0 +1,33 @@
+"""What the user asks the step to gate on: the vocabulary every stage and both shells share.
+
+Kept apart from `errors.py` (what went wrong with the input) and from the decision itself
+(`report/decision.py`, which applies it): the shells parse it, the engine carries it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class FailOn(StrEnum):
+    """What fails the step besides errors, which always do: any failing task (`failures`),
+    nothing more (`errors`), or the regression gate against the baseline (`regressions`)."""
+
+    FAILURES = "failures"
+    ERRORS = "errors"
+    REGRESSIONS = "regressions"
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """The user's rules for the step's decision."""
+
+    fail_on: FailOn = FailOn.FAILURES
+    allow_missing_baseline: bool = False
+    """With `fail_on` regressions: a baseline that is missing, or shares no task with the
+    results, passes the gate (the first run on a repository has no baseline artifact).
+    Without it the gate fails closed."""
+
+
+DEFAULT_POLICY = GatePolicy()
