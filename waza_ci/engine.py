@@ -299,6 +299,8 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
         policy=request.policy,
         baseline_asked=bool(request.baseline) or gating,
         baseline_note=note,
+        workspace_defaulted=request.grading is not None
+        and str(request.grading.workspace) in ("", "."),
         warnings=graded.warnings,
         shard_note=shard_note(request.grading.shard if request.grading else None),
         repo_root=request.repo_root,

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from waza_ci.errors import InputError, Location
-from waza_ci.graders import kind_of
+from waza_ci.errors import InputError, Location, closest_first, did_you_mean, few
+from waza_ci.graders import KINDS, kind_of
 from waza_ci.graders.session.digest import derived_skills
 from waza_ci.graders.session.skill_invocation import SKILL_INVOCATION
+from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.results import ResultsFile, SavedTask
 from waza_ci.waza.scoring import SkippedTask
 from waza_ci.waza.spec import EvalSpec, GraderSpec, LoadWarning, TaskSpec
@@ -72,10 +73,24 @@ def configure_graders(spec: EvalSpec) -> tuple[dict[int, Any], tuple[LoadWarning
     for task in spec.tasks:
         for grader in task.graders:
             kind = kind_of(grader)
+            if kind is None and grader.kind not in MODEL_KINDS:
+                raise _unsupported(grader)
             if kind is not None and id(grader) not in configs:
                 configs[id(grader)] = config = kind.configure(grader)
                 warnings += (LoadWarning(w, grader.location) for w in kind.warnings(grader, config))
     return configs, tuple(warnings)
+
+
+def _unsupported(grader: GraderSpec) -> InputError:
+    """waza's factory error for a `type` it has no grader for, refused at load (waza refuses
+    it when it grades), with the kind the typo most resembles."""
+    known = sorted({*KINDS, *MODEL_KINDS})
+    return InputError(
+        f"grader with identifier {grader.name!r} is using an unsupported grader type "
+        f"{grader.kind!r}{did_you_mean(grader.kind, known)}. Valid grader types: "
+        + ", ".join(known),
+        grader.location,
+    )
 
 
 def plan_grading(
@@ -86,8 +101,10 @@ def plan_grading(
     if only_task is not None:
         tasks = tuple(t for t in spec.tasks if t.id == only_task)
         if not tasks:
+            ids = closest_first(only_task, (t.id for t in spec.tasks))
             raise InputError(
-                f"task {only_task!r} not found in spec or is disabled", Location(str(spec.path))
+                f"task {only_task!r} not found in spec or is disabled; its tasks: {few(ids)}",
+                Location(str(spec.path)),
             )
     matches: list[TaskMatch] = []
     skipped: list[SkippedTask] = []
@@ -109,9 +126,11 @@ def plan_grading(
                 raise InputError(f"task {task.id!r} {reason}", Location(str(results.path)))
             skipped.append(SkippedTask(results.name, task.id, f"task {reason}"))
     if not matches:
+        saved = [saved.test_id for results in results_files for saved in results.model.tasks]
         raise InputError(
             "no tasks were graded: none of the spec's tasks had matching runs in the results "
-            "file(s)",
+            f"file(s) (the spec's tasks: {few(t.id for t in tasks)}; the results' tasks: "
+            f"{few(saved)}); are these results of another eval?",
             Location(str(spec.path)),
         )
     configs, warnings = configure_graders(spec)
@@ -131,7 +150,29 @@ def plan_grading(
         for grader in regraded_graders(match.task)
     )
     warnings += _derived_skills_warnings(executions)
+    others = (_another_eval(spec, results) for results in results_files)
+    warnings += tuple(warning for warning in others if warning is not None)
     return GradingPlan(tuple(matches), tuple(skipped), executions, only_task, warnings)
+
+
+def _another_eval(spec: EvalSpec, results: ResultsFile) -> LoadWarning | None:
+    """A results file whose `eval_name` or `skill` differ from the spec's: probably another
+    eval's results (its tasks matched by id only)."""
+    saved = results.model
+    names = (spec.name, saved.eval_name)
+    skills = (spec.skill, saved.skill)
+    differ = [pair for pair in (names, skills) if all(pair) and pair[0] != pair[1]]
+    if not differ:
+        return None
+    said = "; ".join(
+        f"{what} {pair[0]!r} in the spec, {pair[1]!r} in the results"
+        for what, pair in (("eval name", names), ("skill", skills))
+        if pair in differ
+    )
+    return LoadWarning(
+        f"these results may be of another eval ({said}): their tasks were matched by id",
+        Location(str(results.path)),
+    )
 
 
 def _derived_skills_warnings(executions: Sequence[Execution]) -> tuple[LoadWarning, ...]:

@@ -53,6 +53,7 @@ def merge_run(
         verdicts=ordered,
         duration_ms=run.duration_ms,
         ungraded=tuple(sorted(kept_names - saved.keys())),
+        dropped=tuple((name, saved[name].passed) for name in sorted(saved.keys() - raw.keys())),
     )
     return MergedRun(grade, {name: raw[name] for name in sorted(raw)})
 

@@ -20,6 +20,7 @@ from waza_ci.report.model import (
     SLOWEST_GRADERS,
     CommonFailure,
     Counts,
+    DroppedGrader,
     ErroredRuns,
     FeedbackGroup,
     Flip,
@@ -58,6 +59,7 @@ def build_report(
     comparison: BaselineComparison | None = None,
     policy: GatePolicy = DEFAULT_POLICY,
     baseline_asked: bool = False,
+    workspace_defaulted: bool = False,
     repo_root: str = "",
     links: SourceLinks | None = None,
 ) -> Report:
@@ -106,7 +108,42 @@ def build_report(
         global_failures=_global_failures(tasks),
         slowest=_slowest(tasks),
         skipped=summary.skipped,
+        dropped=_dropped(summary),
+        hints=_hints(summary, workspace_defaulted=workspace_defaulted),
     )
+
+
+HINT_WORKSPACE = (
+    "the `file` and `diff` graders found none of the files they check, and the workspace was "
+    "left at its default (the current folder): pass --workspace (the action: `workspace:`) "
+    "naming the folder the agent worked in"
+)
+_WORKSPACE_KINDS = frozenset({"file", "diff"})
+
+
+def _hints(summary: GradeSummary, *, workspace_defaulted: bool) -> tuple[str, ...]:
+    """A default workspace where every `file`/`diff` verdict failed finding its files."""
+    if not workspace_defaulted:
+        return ()
+    verdicts = [
+        v for run in summary.runs for v in run.verdicts if v.regraded and v.kind in _WORKSPACE_KINDS
+    ]
+    missing = all(not v.passed and "not found" in v.feedback for v in verdicts)
+    return (HINT_WORKSPACE,) if verdicts and missing else ()
+
+
+def _dropped(summary: GradeSummary) -> tuple[DroppedGrader, ...]:
+    """Per task, the graders whose saved verdicts were dropped (no longer in the spec)."""
+    found: list[DroppedGrader] = []
+    for task in summary.tasks:
+        tally: dict[str, list[int]] = {}
+        for run in task.runs:
+            for name, passed in run.dropped:
+                counts = tally.setdefault(name, [0, 0])
+                counts[0] += 1
+                counts[1] += 0 if passed else 1
+        found += (DroppedGrader(task.key, name, *tally[name]) for name in sorted(tally))
+    return tuple(found)
 
 
 def _kind_counts(verdicts: Iterable[Verdict]) -> tuple[KindCount, ...]:

@@ -38,6 +38,7 @@ class Evaluation:
         policy: GatePolicy = DEFAULT_POLICY,
         baseline_asked: bool = False,
         baseline_note: str | None = None,
+        workspace_defaulted: bool = False,
         warnings: tuple[LoadWarning, ...] = (),
         shard_note: str = "",
         repo_root: str = "",
@@ -50,6 +51,7 @@ class Evaluation:
             comparison=comparison,
             policy=policy,
             baseline_asked=baseline_asked,
+            workspace_defaulted=workspace_defaulted,
             repo_root=repo_root,
             links=links,
         )

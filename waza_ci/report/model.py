@@ -123,6 +123,18 @@ class GraderResult:
 
 
 @dataclass(frozen=True)
+class DroppedGrader:
+    """A grader whose saved verdicts this grading dropped: it is no longer in the spec. Shown
+    under "Changed since the run", so that removing a failing grader is never silent."""
+
+    task_key: str
+    grader: str
+    runs: int
+    saved_failed: int
+    """Of `runs`, how many saved verdicts had failed."""
+
+
+@dataclass(frozen=True)
 class ErroredRuns:
     """Runs of a task that errored in the original `waza run`: not graded, they fail the task."""
 
@@ -222,6 +234,9 @@ class Report:
     global_failures: tuple[GlobalFailure, ...]
     slowest: tuple[GraderTime, ...]
     skipped: tuple[SkippedTask, ...]
+    dropped: tuple[DroppedGrader, ...] = ()
+    hints: tuple[str, ...] = ()
+    """Likely fixes for the setup that no single row shows (waza-ci's own sentences)."""
 
     @property
     def verdict(self) -> Verdict:
@@ -365,6 +380,11 @@ def _report_json(report: Report) -> dict[str, Any]:
         "skipped": [
             {"results_file": s.results_name, "test_id": s.test_id, "reason": s.reason}
             for s in report.skipped
+        ],
+        "hints": list(report.hints),
+        "dropped": [
+            {"task": d.task_key, "grader": d.grader, "runs": d.runs, "saved_failed": d.saved_failed}
+            for d in report.dropped
         ],
     }
     return data

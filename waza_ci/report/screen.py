@@ -14,7 +14,7 @@ from typing import Literal
 from waza_ci.report._text import format_score, plural
 from waza_ci.report.decision import Verdict
 from waza_ci.report.md import Medium, code, link, table, trusted
-from waza_ci.report.model import GraderResult, Report, TaskResult
+from waza_ci.report.model import DroppedGrader, GraderResult, Report, TaskResult
 from waza_ci.report.reasons import format_duration
 
 ICON_PASSED = "✅"
@@ -85,9 +85,11 @@ def kinds_line(report: Report, medium: Medium) -> list[str]:
 
 def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
     """Verdicts that came out the opposite of the saved ones: the grader (or its input) changed
-    since the run. Shown whichever way they flipped: a fix deserves a look too."""
+    since the run. Shown whichever way they flipped: a fix deserves a look too. Then the
+    graders whose saved verdicts were dropped, being no longer in the spec."""
     rows = report.flipped
-    if not rows:
+    dropped = report.dropped
+    if not rows and not dropped:
         return []
     lines = [
         [
@@ -98,13 +100,30 @@ def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
         ]
         for row in rows[:max_rows]
     ]
+    lines += [
+        [
+            code(gone.task_key, medium, max_chars=NAME_MAX_CHARS),
+            code(gone.grader, medium, max_chars=NAME_MAX_CHARS),
+            str(gone.runs),
+            f"{dropped_words(gone)} → dropped (no longer in the spec)",
+        ]
+        for gone in dropped[: max(0, max_rows - len(rows))]
+    ]
     blocks = [
         "### Changed since the run",
         table(["Task", "Grader", "Runs", "Saved → now"], ["---", "---", "--:", "---"], lines),
     ]
-    if len(rows) > max_rows:
-        blocks.append(f"_… {plural(len(rows) - max_rows, 'more grader')}, in the report JSON._")
+    hidden = len(rows) + len(dropped) - len(lines)
+    if hidden > 0:
+        blocks.append(f"_… {plural(hidden, 'more grader')}, in the report JSON._")
     return blocks
+
+
+def dropped_words(gone: DroppedGrader) -> str:
+    """`2 failed`, `1 passed, 1 failed`: what the dropped saved verdicts had said."""
+    passed = gone.runs - gone.saved_failed
+    parts = [f"{passed} passed"] if passed else []
+    return ", ".join([*parts, *([f"{gone.saved_failed} failed"] if gone.saved_failed else [])])
 
 
 def _flip_cell(row: GraderResult) -> str:
@@ -346,6 +365,7 @@ def first_screen(
     step adds (e.g. a comparison with the base branch), placed right after the failures;
     they must be safe Markdown already."""
     blocks = [verdict_line(report), *kinds_line(report, medium), *banner(report, medium)]
+    blocks += [f"> **{ICON_ERROR} Likely fix:** {trusted(hint)}." for hint in report.hints]
     if report.common_failure is not None:
         blocks += collapsed_failures(report, medium, max_rows=max_rows)
     else:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.decision import Verdict
 from waza_ci.report.model import GraderResult, Report
-from waza_ci.report.screen import kinds_parts, verdict_parts
+from waza_ci.report.screen import dropped_words, kinds_parts, verdict_parts
 
 MAX_ROWS = 20
 REASON_MAX_CHARS = 400
@@ -85,6 +85,7 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
             f"{_safe(common.reason, REASON_MAX_CHARS)}"
         )
         lines.append(f"  likely fix: {common.hint}")
+    lines += [f"  likely fix: {hint}" for hint in report.hints]
     shown = report.problems[:MAX_ROWS]
     lines += _rows(shown, colour)
     hidden = len(report.problems) - len(shown)
@@ -105,6 +106,12 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
         lines.append(
             f"  changed {_safe(row.task_key, NAME_MAX_CHARS)}  "
             f"{_safe(row.grader or UNNAMED, NAME_MAX_CHARS)}  since the run: {changes}"
+        )
+    for gone in report.dropped[:MAX_ROWS]:
+        lines.append(
+            f"  dropped {_safe(gone.task_key, NAME_MAX_CHARS)}  "
+            f"{_safe(gone.grader or UNNAMED, NAME_MAX_CHARS)}  no longer in the spec: its saved "
+            f"verdicts ({dropped_words(gone)}) are not graded"
         )
     for task in report.tasks:
         if task.errored_runs is not None:

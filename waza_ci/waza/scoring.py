@@ -105,6 +105,9 @@ class RunGrade:
     ungraded: tuple[str, ...] = ()
     """Graders of the spec that waza-ci does not run again (an LLM judge) and that have no
     saved verdict in this run: nobody judged them, so the run does not count as passed."""
+    dropped: tuple[tuple[str, bool], ...] = ()
+    """Saved verdicts of graders no longer in the spec, (name, saved passed): dropped as
+    `waza grade` drops them, and listed in the report so a removed failing grader is seen."""
 
     @property
     def counts_as_passed(self) -> bool:

@@ -114,6 +114,8 @@ class EvalSpec:
     tasks: tuple[TaskSpec, ...]
     scenario: str = ""
     """A scenario eval's workflow identity (`scenario:`, schemaVersion "2.0"); "" for 1.x."""
+    skill: str = ""
+    """The skill the eval is about (`skill:`); "" when the spec names none."""
     program_timeout_s: int = DEFAULT_PROGRAM_TIMEOUT_S
     warnings: tuple[LoadWarning, ...] = field(default=())
     program_timeout_source: str = "waza's default"
@@ -150,7 +152,9 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
         seen[task.id] = task.location
         tasks.append(task)
     if not tasks:
-        raise InputError("no tasks found in spec", Location(str(eval_path)))
+        empty = [str(w) for w in warnings if w.message.startswith("tasks glob")]
+        why = f" ({'; '.join(empty)})" if empty else ""
+        raise InputError(f"no tasks found in spec{why}", Location(str(eval_path)))
     timeout, config_warnings = find_program_timeout(working_directory)
     config = find_project_config(working_directory)
     source = (
@@ -163,6 +167,7 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
         name=scalar_text(eval_path, child(root, "name"), "name") or eval_path.stem,
         tasks=tuple(tasks),
         scenario=scalar_text(eval_path, child(root, "scenario"), "scenario"),
+        skill=scalar_text(eval_path, child(root, "skill"), "skill"),
         program_timeout_s=timeout,
         warnings=tuple(warnings + config_warnings),
         program_timeout_source=source,
@@ -187,7 +192,11 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -
         ]
         if not matches:
             warnings.append(
-                LoadWarning(f"tasks glob {entry.value!r} matched no file", at(eval_path, entry))
+                LoadWarning(
+                    f"tasks glob {entry.value!r} matched no file in {str(base.resolve())!r} "
+                    "(globs are relative to the eval file's folder)",
+                    at(eval_path, entry),
+                )
             )
         for match in matches:
             if match.resolve() not in seen:  # two globs naming one file load it once
