@@ -249,8 +249,12 @@ def test_the_decision_is_the_steps_exit_code_and_why(tmp_path: Path) -> None:
     assert done.code == 0, done.stderr
     page = (demo / "r.html").read_text(encoding="utf-8")
     assert 'class="decision pass"' in page
-    assert "<b>The step passes</b> (exit 0): fail-on: errors, and no grader errored" in page
-    assert "Failed · 2 tasks" in page  # the grading's own verdict stays beside it
+    # The decision's own reasons (report/decision.py), as the job summary's **Why:** says them.
+    assert (
+        "<b>The step passes (exit 0)</b>: 1 task did not pass (1 failing grader), which"
+        " fail-on errors lets pass" in page
+    )
+    assert "Passed · 2 tasks · 4 runs (2 failed)" in page  # the job summary's verdict line
 
 
 def test_no_folder_of_the_runner_reaches_the_page(project: Project, tmp_path: Path) -> None:

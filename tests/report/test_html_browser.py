@@ -40,7 +40,7 @@ def visible_task_rows(opened: Any) -> list[str]:
 def test_the_demo_tells_a_reviewer_what_failed_and_why(browser: Browser, demo_report: Path) -> None:
     with open_report(browser, demo_report) as opened:
         first = opened.page.inner_text("#first")
-        assert "The step fails (exit 1): failed: a task did not pass" in first
+        assert "The step fails (exit 1): 1 task did not pass (1 failing grader)" in first
         assert "entries_link_prs" in first and "tasks/changelog.yaml:22" in first
         assert "do not name their pull request as (#123)" in first
         assert visible_task_rows(opened) == ["write-changelog ▸", "bump-version ▸"]
@@ -348,3 +348,25 @@ def test_a_verdict_that_changed_since_the_run_says_so(browser: Browser, project:
         opened.page.get_by_role("button", name="fail (changed)").click()
         panel = opened.page.locator(".panel").filter(has_text="says_done · run 1").inner_text()
         assert "changed since the run: saved passed → now failed" in panel
+
+
+def test_dropped_verdicts_are_listed(browser: Browser, project: Project) -> None:
+    project.write_eval("- type: text\n  name: says_done\n  config:\n    contains: [done]\n")
+    project.write_task("t")
+    gone = {"identifier": "was_here", "type": "text", "score": 0, "passed": False, "feedback": "no"}
+    run = {
+        "run_number": 1,
+        "status": "failed",
+        "final_output": "done",
+        "validations": {"was_here": gone},
+    }
+    project.write_results({"eval_name": "e", "tasks": [{"test_id": "t", "runs": [run]}]})
+    done = run_cli_process([*project.grade_args(), "--html", "d.html"], cwd=project.root)
+    assert done.code == 0, done.stderr
+    with open_report(browser, project.root / "d.html") as opened:
+        first = opened.page.inner_text("#first")
+        assert "was_here: 1 saved verdicts (1 failed) → dropped (no longer in the spec)" in first
+        opened.page.get_by_role("button", name="Changed since the run (1)").click()
+        opened.page.get_by_role("button", name="t ▸").click()
+        assert "Dropped: was_here is no longer in the spec" in opened.text()
+        assert not opened.errors

@@ -47,8 +47,9 @@ def html_report_note(html_report: Path | None) -> str:
     """The job summary's first line when an HTML report was written: where to find it."""
     if html_report is None:
         return ""
+    shown = code(str(html_report), JOB_SUMMARY, in_table=False)
     return (
-        f"> **HTML report:** {code(str(html_report), JOB_SUMMARY, in_table=False)}, every run's transcript and"
+        f"> **HTML report:** {shown}, every run's transcript and"
         " verdicts in one file: download it from this run's artifacts (when the workflow"
         " uploads it with `actions/upload-artifact`) and open it in a browser.\n\n"
     )

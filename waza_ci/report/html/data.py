@@ -156,6 +156,11 @@ def build_page_data(
     budget = bounds.budget(summary.runs_total)
     strings = _Strings()
     changes = {c.key: c for c in comparison.tasks} if comparison is not None else {}
+    dropped: dict[str, list[list[Any]]] = {}
+    for gone in report.dropped:  # saved verdicts of graders no longer in the spec
+        dropped.setdefault(gone.task_key, []).append(
+            [clean(gone.grader), gone.runs, gone.runs - gone.saved_failed, gone.saved_failed]
+        )
     results: dict[str, TaskResult] = {t.key: t for t in report.tasks}
     tasks: list[dict[str, Any]] = []
     evidence: list[dict[str, Any]] = []
@@ -182,12 +187,14 @@ def build_page_data(
                 "score": round(result.score, 4),
                 "ms": sum(run.duration_ms for run in task.runs),  # the agent's, as saved
                 "tokens": tokens,
-                "flips": sum(len(row.flips) for row in result.graders),
+                "flips": sum(len(row.flips) for row in result.graders)
+                + len(dropped.get(task.key, [])),
                 "src": _source(result.source),
                 "graders": [_row(row) for row in result.graders],
                 "errored": sum(1 for run in task.runs if run.status == STATUS_ERROR),
                 "runs": runs,
                 "base": _baseline(changes.get(task.key)),
+                "dropped": dropped.get(task.key, []),
             }
         )
     removed = [

@@ -19,6 +19,7 @@ from waza_ci.report.screen import (
     NAME_MAX_CHARS,
     PASSING_LISTED,
     REASON_MAX_CHARS,
+    dropped_words,
     kinds_parts,
     verdict_label,
     verdict_parts,
@@ -128,13 +129,20 @@ def _banner(report: Report) -> list[str]:
 
 
 def _flips(report: Report) -> list[str]:
-    rows = report.flipped
-    if not rows:
+    """Verdicts changed since the run, then graders whose saved verdicts were dropped (no longer
+    in the spec): the job summary's "Changed since the run"."""
+    rows, dropped = report.flipped, report.dropped
+    if not rows and not dropped:
         return []
     items = [
         f"<li>{_code(row.task_key)} · {_code(row.grader)}: runs "
         f"{esc(', '.join(str(f.run) for f in row.flips))} changed since the run</li>"
         for row in rows[:FIRST_SCREEN_ROWS]
+    ]
+    items += [
+        f"<li>{_code(gone.task_key)} · {_code(gone.grader)}: {gone.runs} saved verdicts "
+        f"({esc(dropped_words(gone))}) → dropped (no longer in the spec)</li>"
+        for gone in dropped[: max(0, FIRST_SCREEN_ROWS - len(rows))]
     ]
     return ['<h2>Changed since the run</h2><ul class="flips">', *items, "</ul>"]
 

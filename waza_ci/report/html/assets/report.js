@@ -201,6 +201,9 @@
       add(body, add(el("tr"), add(el("td"), el("code", null, g.n), el("div", "more", g.src.p)), el("td", null, g.kind), status, el("td", "num", g.failed + " / " + g.total), reason));
     });
     add(box, add(graders, body));
+    task.dropped.forEach(function (d) {
+      add(box, el("p", "err", "Dropped: " + d[0] + " is no longer in the spec; its " + d[1] + " saved verdicts (" + d[2] + " passed, " + d[3] + " failed) no longer count (changed since the run)"));
+    });
     if (task.base) add(box, el("p", null, "Baseline: " + baselineText(task.base)));
     else if (DATA.hasBaseline) add(box, el("p", "more", "Baseline: not comparable (no such task on the baseline)"));
     if (task.errored) add(box, el("p", "err", task.errored + " errored run(s): evidence unscored"));
