@@ -314,3 +314,13 @@ def test_without_a_browser_ci_fails_and_a_laptop_skips(monkeypatch: pytest.Monke
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception):
         browser_module._missing("no Chromium")
+
+
+def test_a_runner_path_cut_short_leaves_nothing_of_it() -> None:
+    pattern = _scrubber(["/home/runner/work/repo"])
+    shortened = "FileNotFoundError: /home/runner/wo…"
+    head_cut = "x /home/runner/work/re\\n… 3 lines cut (9 bytes) …"
+    other = "see /usr/lib/python3…"
+    assert _scrub(pattern, shortened) == "FileNotFoundError: …"
+    assert _scrub(pattern, head_cut) == "x \\n… 3 lines cut (9 bytes) …"
+    assert _scrub(pattern, other) == other

@@ -90,7 +90,30 @@ def _meta(evaluation: Evaluation, request: HtmlRequest) -> list[tuple[str, str]]
     ]
 
 
-def _scrubber(roots: Sequence[str]) -> re.Pattern[str] | None:
+@dataclass(frozen=True)
+class _Scrubber:
+    """Writes the runner's folders as `.` wherever a path starts with one; and drops a path
+    cut short (by `…`, a shortened line or a head-and-tail cut) inside one of them."""
+
+    forms: frozenset[str]
+    whole: re.Pattern[str]
+
+    def apply(self, text: str) -> str:
+        text = self.whole.sub(lambda m: "./" if m.group(1) == "/" else ".", text)
+        return _CUT_PATH.sub(self._cut_path, text)
+
+    def _cut_path(self, match: re.Match[str]) -> str:
+        path = match.group(1)
+        return "" if any(form.startswith(path) for form in self.forms) else path
+
+
+# A folder starts a path: nothing of a name before it (`/work/root` is not `/root`), but a JSON
+# escape may be (`\n/root/x`, `\u003c/root`).
+_PATH_START = r"(?:(?<=\\[nrtbf])|(?<=\\u[0-9a-f]{4})|(?<![\w.-]))"
+_CUT_PATH = re.compile(_PATH_START + r"(/[^\s\"'<>&\\…]+)(?=(?:\\n|\n)?…)")
+
+
+def _scrubber(roots: Sequence[str]) -> _Scrubber | None:
     forms: set[str] = set()
     for given in roots:
         root = given.rstrip("/")
@@ -100,16 +123,12 @@ def _scrubber(roots: Sequence[str]) -> re.Pattern[str] | None:
     if not forms:
         return None
     alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-    # A folder starts a path: nothing of a name before it (`/work/root` is not `/root`), but
-    # a JSON escape may be (`\n/root/x`, `\u003c/root`).
-    start = r"(?:(?<=\\[nrtbf])|(?<=\\u[0-9a-f]{4})|(?<![\w.-]))"
-    return re.compile(f"{start}(?:{alternatives})(/|(?![\\w.-]))")
+    whole = re.compile(f"{_PATH_START}(?:{alternatives})(/|(?![\\w.-]))")
+    return _Scrubber(frozenset(forms), whole)
 
 
-def _scrub(pattern: re.Pattern[str] | None, text: str) -> str:
-    if pattern is None:
-        return text
-    return pattern.sub(lambda m: "./" if m.group(1) == "/" else ".", text)
+def _scrub(scrubber: _Scrubber | None, text: str) -> str:
+    return text if scrubber is None else scrubber.apply(text)
 
 
 def render_html(evaluation: Evaluation, request: HtmlRequest) -> str:
