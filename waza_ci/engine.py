@@ -229,7 +229,7 @@ class OutputRequest:
     summary: Path | None = None
     """The Markdown report."""
     report_json: Path | None = None
-    report_mode: ListMode = "failures"
+    report_mode: ListMode = ListMode.FAILURES
     html: Path | None = None
     """The self-contained HTML report (report/html)."""
     html_max_text_kib: int = DEFAULT_MAX_TEXT_KIB

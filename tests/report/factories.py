@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from waza_ci.errors import Location
 from waza_ci.waza.scoring import (
-    PROBLEM_CLEANUP,
-    PROBLEM_NOT_STARTED,
-    PROBLEM_TIMED_OUT,
-    STATUS_ERROR,
     Diagnosis,
     GraderRef,
     GradeSummary,
+    Problem,
     RunGrade,
     SkippedTask,
+    Status,
     TaskGrade,
     Verdict,
     run_status,
@@ -73,7 +71,7 @@ def timed_out(name: str, seconds: int, source: str) -> Verdict:
         duration_ms=seconds * 1000,
         diagnosis=Diagnosis(
             exit_error="signal: killed",
-            problem=PROBLEM_TIMED_OUT,
+            problem=Problem.TIMED_OUT,
             timeout_s=seconds,
             timeout_source=source,
         ),
@@ -86,7 +84,7 @@ def not_started(name: str, command: str) -> Verdict:
         name,
         error=f"Program exited with error: {text}",
         duration_ms=0,
-        diagnosis=Diagnosis(exit_error=text, problem=PROBLEM_NOT_STARTED),
+        diagnosis=Diagnosis(exit_error=text, problem=Problem.NOT_STARTED),
     )
 
 
@@ -95,7 +93,7 @@ def cleanup_error(name: str, message: str) -> Verdict:
         name,
         error=f"Grading context error: {message}",
         duration_ms=50,
-        diagnosis=Diagnosis(exit_error=None, problem=PROBLEM_CLEANUP),
+        diagnosis=Diagnosis(exit_error=None, problem=Problem.CLEANUP),
     )
 
 
@@ -105,7 +103,7 @@ def run(number: int, *verdicts: Verdict) -> RunGrade:
 
 
 def errored_run(number: int, message: str | None) -> RunGrade:
-    return RunGrade(run_number=number, status=STATUS_ERROR, verdicts=(), error_msg=message)
+    return RunGrade(run_number=number, status=Status.ERROR, verdicts=(), error_msg=message)
 
 
 def ref(name: str, file: str, line: int | None) -> GraderRef:

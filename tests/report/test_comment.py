@@ -10,12 +10,11 @@ from waza_ci.report.comment import render_comment
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.model import SourceLinks
 from waza_ci.waza.scoring import (
-    STATUS_FAILED,
-    STATUS_PASSED,
     Diagnosis,
     GraderRef,
     GradeSummary,
     RunGrade,
+    Status,
     TaskGrade,
     Verdict,
 )
@@ -29,7 +28,7 @@ def _task(key: str, stderr: str | None) -> TaskGrade:
     ok = stderr is None
     diagnosis = None if ok else Diagnosis(exit_error="exit status 1", stderr=stderr or "")
     verdict = Verdict("check", "program", float(ok), 1.0, ok, "", True, diagnosis=diagnosis)
-    run = RunGrade(1, STATUS_PASSED if ok else STATUS_FAILED, (verdict,))
+    run = RunGrade(1, Status.PASSED if ok else Status.FAILED, (verdict,))
     graders = {"check": GraderRef("check", "program", Location("evals/eval.yaml", 12))}
     return TaskGrade(key, "r.json", key, key, (run,), graders)
 

@@ -32,6 +32,7 @@ from waza_ci.report.markdown import (
     render_markdown,
 )
 from waza_ci.report.model import Report, SourceLinks
+from waza_ci.report.screen import ListMode
 from waza_ci.waza.scoring import GradeSummary
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -164,7 +165,7 @@ def test_golden(case: str, renderer: str) -> None:
 def test_golden_report_all() -> None:
     check_golden(
         "failing-all-summary.md",
-        render_markdown(report_of(factories.failing_summary()), mode="all"),
+        render_markdown(report_of(factories.failing_summary()), mode=ListMode.ALL),
     )
 
 
@@ -239,7 +240,7 @@ def test_passing_tasks_come_after_compactly_or_in_full_with_report_all() -> None
     compact = render_markdown(report)
     assert "**✅ Passing:** `rename-symbol` 1/1 · 200 ms" in compact
     assert "### All tasks" not in compact
-    full = parse(render_markdown(report, mode="all"))
+    full = parse(render_markdown(report, mode=ListMode.ALL))
     graders = [row[2] for row in full.rows if len(row) == 5 and row[4] in ("200 ms", "100 ms")]
     assert "compiles" in graders
 
@@ -392,13 +393,13 @@ def test_html_entities_in_output_stay_as_written() -> None:
 @pytest.mark.slow
 def test_report_all_on_thousands_of_tasks_stays_within_the_limits() -> None:
     report = report_of(factories.huge_summary(tasks=1_000))
-    markdown = render_markdown(report, mode="all")
+    markdown = render_markdown(report, mode=ListMode.ALL)
     assert utf8_len(markdown) <= JOB_SUMMARY_BYTES
     assert "_… 1,700 more rows in the report JSON._" in markdown or re.search(
         r"_… [\d,]+ more rows in the report JSON\._", markdown
     )
     assert "### Details" in markdown  # the listing does not crowd out the details
-    assert utf8_len(render_check_summary(report, mode="all")) <= CHECK_OUTPUT_BYTES
+    assert utf8_len(render_check_summary(report, mode=ListMode.ALL)) <= CHECK_OUTPUT_BYTES
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from tests.report import factories
 from waza_ci.report.build import build_report
 from waza_ci.report.model import SourceLinks, report_json_text
 from waza_ci.report.reasons import failure_signature, format_duration, reason_for
-from waza_ci.waza.scoring import Diagnosis
+from waza_ci.waza.scoring import Diagnosis, Problem
 
 REPO = factories.REPO
 
@@ -34,7 +34,7 @@ def test_a_program_that_could_not_chdir_says_so() -> None:
         "g",
         error="x",
         diagnosis=Diagnosis(
-            exit_error="chdir /w/evals: no such file or directory", problem="not-started"
+            exit_error="chdir /w/evals: no such file or directory", problem=Problem.NOT_STARTED
         ),
     )
     reason = reason_for(verdict)

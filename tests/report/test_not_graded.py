@@ -16,11 +16,10 @@ from waza_ci.report.build import build_report
 from waza_ci.report.markdown import render_markdown
 from waza_ci.report.text import render_text
 from waza_ci.waza.scoring import (
-    STATUS_FAILED,
-    STATUS_PASSED,
     GraderRef,
     GradeSummary,
     RunGrade,
+    Status,
     TaskGrade,
     Verdict,
 )
@@ -34,9 +33,9 @@ JUDGE = {"says_good": GraderRef("says_good", "prompt", Location("eval.yaml", 4))
 
 
 def test_a_task_without_a_verdict_does_not_pass_and_says_why() -> None:
-    task = _task(JUDGE, RunGrade(1, STATUS_PASSED, ()), RunGrade(2, STATUS_PASSED, ()))
+    task = _task(JUDGE, RunGrade(1, Status.PASSED, ()), RunGrade(2, Status.PASSED, ()))
     assert task.nothing_graded and task.runs_passed == 0
-    assert task.status == STATUS_PASSED  # waza's own rule, kept in the regraded file's stats
+    assert task.status == Status.PASSED  # waza's own rule, kept in the regraded file's stats
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
     assert (
         not summary.passed
@@ -113,7 +112,7 @@ def test_a_grader_without_a_name_is_shown_as_such() -> None:
     verdict = Verdict("", "program", 0.0, 1.0, False, "boom", True)
     task = _task(
         {"": GraderRef("", "program", Location("eval.yaml", 4))},
-        RunGrade(1, STATUS_FAILED, (verdict,)),
+        RunGrade(1, Status.FAILED, (verdict,)),
     )
     report = build_report(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
     assert "t1  (no name)  eval.yaml:4" in render_text(report)
@@ -133,9 +132,9 @@ def test_a_judge_without_a_saved_verdict_fails_its_task_beside_regraded_verdicts
         "mentions": GraderRef("mentions", "text", Location("eval.yaml", 9)),
     }
     text_ok = _verdict("mentions", "text", True, regraded=True)
-    run_1 = RunGrade(1, STATUS_PASSED, (text_ok,), ungraded=("says_good",))
+    run_1 = RunGrade(1, Status.PASSED, (text_ok,), ungraded=("says_good",))
     judged = _verdict("says_good", "prompt", True, regraded=False)
-    run_2 = RunGrade(2, STATUS_PASSED, (judged, text_ok))
+    run_2 = RunGrade(2, Status.PASSED, (judged, text_ok))
     task = _task(graders, run_1, run_2)
     assert not task.fully_graded and task.runs_passed == 1
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
@@ -159,7 +158,7 @@ def test_a_verdict_that_flipped_since_the_run_is_shown_saved_and_now() -> None:
     now_failed = _verdict("mentions", "text", False, regraded=True, saved_passed=True)
     still_ok = _verdict("mentions", "text", True, regraded=True, saved_passed=True)
     task = _task(
-        graders, RunGrade(1, STATUS_FAILED, (now_failed,)), RunGrade(2, STATUS_PASSED, (still_ok,))
+        graders, RunGrade(1, Status.FAILED, (now_failed,)), RunGrade(2, Status.PASSED, (still_ok,))
     )
     report = build_report(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
     (row,) = report.flipped
@@ -176,7 +175,7 @@ def test_a_verdict_that_flipped_since_the_run_is_shown_saved_and_now() -> None:
 def test_a_kept_verdict_never_hides_a_failure() -> None:
     graders = {**JUDGE}
     failing_judge = _verdict("says_good", "prompt", False, regraded=False)
-    task = _task(graders, RunGrade(1, STATUS_FAILED, (failing_judge,)))
+    task = _task(graders, RunGrade(1, Status.FAILED, (failing_judge,)))
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
     assert not summary.passed and build_report(summary).decision.exit_code == 1
     (row,) = build_report(summary).problems

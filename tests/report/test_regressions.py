@@ -14,10 +14,9 @@ from waza_ci.report.regressions import (
     render_job_summary,
 )
 from waza_ci.waza.scoring import (
-    STATUS_FAILED,
-    STATUS_PASSED,
     GradeSummary,
     RunGrade,
+    Status,
     TaskGrade,
     Verdict,
 )
@@ -25,8 +24,8 @@ from waza_ci.waza.scoring import (
 
 def _flaky_summary(count: int, name: str = "task") -> GradeSummary:
     runs = (
-        RunGrade(1, STATUS_PASSED, (Verdict("g", "program", 1.0, 1.0, True, "", True),)),
-        RunGrade(2, STATUS_FAILED, (Verdict("g", "program", 0.0, 1.0, False, "", True),)),
+        RunGrade(1, Status.PASSED, (Verdict("g", "program", 1.0, 1.0, True, "", True),)),
+        RunGrade(2, Status.FAILED, (Verdict("g", "program", 0.0, 1.0, False, "", True),)),
     )
     tasks = tuple(TaskGrade(f"{name}-{i}", "r.json", f"{name}-{i}", "", runs) for i in range(count))
     return GradeSummary("e", "e.yaml", ("r.json",), tasks)

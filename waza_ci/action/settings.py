@@ -25,9 +25,9 @@ from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.runner import input_value
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.options import CommentMode
+from waza_ci.report.screen import ListMode
 
 if TYPE_CHECKING:
-    from waza_ci.report.screen import ListMode
     from waza_ci.shard.plan import Shard
 
 # The defaults of action.yml, for runs outside the runner (which always passes every input).
@@ -61,7 +61,6 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "comment": "on-change",
 }
 MODES = ("grade", "merge")
-REPORT_MODES: tuple[ListMode, ...] = ("failures", "all")
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,7 @@ class ActionSettings:
     max_results_bytes: int = MAX_RESULTS_BYTES
     gate: GateSettings = field(default_factory=GateSettings)
     token: str | None = field(default=None, repr=False)
-    report: ListMode = "failures"
+    report: ListMode = ListMode.FAILURES
     merge: bool = False
     """`mode: merge`: `results` are the partial files of a sharded grading."""
     shard: Shard | None = None
@@ -164,10 +163,11 @@ def _shard(value: str) -> Shard | None:
 
 
 def _report_mode(value: str) -> ListMode:
-    for mode in REPORT_MODES:
-        if value == mode:
-            return mode
-    allowed = " or ".join(f"`{m}`" for m in REPORT_MODES)
+    try:
+        return ListMode(value)
+    except ValueError:
+        pass
+    allowed = " or ".join(f"`{m}`" for m in ListMode)
     raise InputError(f"input `report` must be {allowed}, not {value!r}")
 
 

@@ -67,6 +67,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
 
     from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
     from waza_ci.policy import GatePolicy  # noqa: PLC0415
+    from waza_ci.report.screen import ListMode  # noqa: PLC0415
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
 
     grading = None
@@ -101,7 +102,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
             output=args.output,
             summary=args.summary,
             report_json=args.report_json,
-            report_mode="all" if args.report == "all" else "failures",
+            report_mode=ListMode(args.report),
             html=args.html,
             html_max_text_kib=args.html_max_text_kib,
         ),

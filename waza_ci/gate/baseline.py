@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from waza_ci.gate.waza_gate import GateOptions, GateOutcome, GateReport, GateTask, evaluate_gate
-from waza_ci.waza.scoring import STATUS_FAILED, STATUS_PASSED, meets_pass_rate
+from waza_ci.waza.scoring import Status, meets_pass_rate
 from waza_ci.waza.statistics import wilson_ci
 
 NOISE_ALPHA = 0.05
@@ -288,9 +288,9 @@ def _gate_outcome(sides: Sequence[Side], min_rate: float) -> GateOutcome:
             test_id=side.key,
             display_name=side.display_name,
             golden=side.golden,
-            status=STATUS_PASSED if side.runs.meets(min_rate) else STATUS_FAILED,
+            status=Status.PASSED if side.runs.meets(min_rate) else Status.FAILED,
         )
         for side in sides
     )
-    passed = sum(1 for t in tasks if t.status == STATUS_PASSED)
+    passed = sum(1 for t in tasks if t.status == Status.PASSED)
     return GateOutcome(success_rate=passed / len(tasks) if tasks else 0.0, tasks=tasks)

@@ -12,7 +12,7 @@ from typing import Any
 from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.waza.results import ResultsFile, load_results, name_results_files
-from waza_ci.waza.scoring import STATUS_PASSED, GradeSummary, TaskGrade
+from waza_ci.waza.scoring import GradeSummary, Status, TaskGrade
 
 # --- building the two sides ---------------------------------------------------------------------
 
@@ -29,7 +29,7 @@ def _graded_side(task: TaskGrade, golden: bool) -> Side:
             tally = graders.setdefault(verdict.name, [0, 0])
             tally[0] += 1 if verdict.passed else 0
             tally[1] += 1
-    passed = sum(1 for run in task.runs if run.status == STATUS_PASSED)
+    passed = sum(1 for run in task.runs if run.status == Status.PASSED)
     return Side(
         key=task.key,
         test_id=task.test_id,
@@ -72,7 +72,7 @@ def baseline_sides(files: Sequence[ResultsFile], task: str | None = None) -> lis
                     test_id=saved.test_id,
                     display_name=saved.display_name,
                     runs=PassCount(
-                        sum(1 for run in saved.runs if run.status == STATUS_PASSED),
+                        sum(1 for run in saved.runs if run.status == Status.PASSED),
                         len(saved.runs),
                     ),
                     graders={name: PassCount(p, t) for name, (p, t) in sorted(graders.items())},

@@ -15,7 +15,7 @@ skill/         the task's prompt against SKILL.md: `trigger`
 programs/      a process: `program` (the sandbox), `code` (python3 or node)
 
 A `prompt` grader (an LLM judge) is not graded again: it needs a model, so its saved verdict is
-kept. So is the verdict of a kind waza-ci does not know.
+kept. A `type` that names no kind is refused when the spec is loaded (grading/plan.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 from waza_ci.graders import kind_of
 from waza_ci.grading.run import ExecutionResult
 from waza_ci.waza.results import SavedRun, SavedVerdict
-from waza_ci.waza.scoring import STATUS_ERROR, Diagnosis, GraderRef, RunGrade, Verdict, run_status
+from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, Status, Verdict, run_status
 from waza_ci.waza.spec import TaskSpec
 
 
@@ -115,7 +115,7 @@ def errored_run_grade(run: SavedRun) -> RunGrade:
     """A run that errored in its original execution: reported, never graded (waza's rule)."""
     return RunGrade(
         run_number=run.run_number,
-        status=STATUS_ERROR,
+        status=Status.ERROR,
         verdicts=(),
         duration_ms=run.duration_ms,
         error_msg=run.error_msg or "run status was error",

@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from waza_ci.report.screen import ListMode
+from waza_ci.report.screen import ListMode
 
 
 class CommentMode(StrEnum):
@@ -30,7 +28,7 @@ class PublishOptions:
     """The regraded results file written, for the `output-file` output."""
     token: str | None = field(default=None, repr=False)
     api_timeout_s: float = 60.0
-    report: ListMode = "failures"
+    report: ListMode = ListMode.FAILURES
     comment: CommentMode = CommentMode.ON_CHANGE
     html_report: Path | None = None
     """The HTML report written, for the `html-report` output and the job summary's pointer."""

@@ -35,6 +35,7 @@ from waza_ci.report.model import (
     TaskResult,
 )
 from waza_ci.report.sources import repo_relative_path
+from waza_ci.waza.scoring import Status
 
 __all__ = ["Annotation", "build_annotations", "repo_relative_path"]
 
@@ -96,7 +97,7 @@ def _failure(source: Source, title: str, message: list[str]) -> Annotation:
 
 def _row_annotation(row: GraderResult) -> Annotation:
     runs = f"{row.runs_failed} of {plural(row.runs_total, 'run')}"
-    verb = "grader error" if row.status == "error" else "failed"
+    verb = "grader error" if row.status is Status.ERROR else "failed"
     kept = {"kept": " (kept verdict)", "not graded": " (not graded)"}.get(row.not_run or "", "")
     title = f"{_name(row.grader or UNNAMED)} {verb} on {_name(row.task_key)} ({runs}){kept}"
     message = [*_reason_lines(row.reason, row.hint), *_groups(row.feedback)]
@@ -104,7 +105,7 @@ def _row_annotation(row: GraderResult) -> Annotation:
 
 
 def _global_annotation(failure: GlobalFailure) -> Annotation:
-    verb = "errors" if failure.status == "error" else "fails"
+    verb = "errors" if failure.status is Status.ERROR else "fails"
     tasks = failure.tasks
     title = f"{_name(failure.grader or UNNAMED)} {verb} on every task ({len(tasks)})"
     listed = [f"- {one_line(task)}" for task in tasks[:TASKS_LISTED]]
@@ -139,7 +140,7 @@ def build_annotations(report: Report) -> list[Annotation]:
     done: set[tuple[str, object]] = set()
     for row in report.problems:
         key = (row.grader, row.source)
-        target = errors if row.status == "error" else failures
+        target = errors if row.status is Status.ERROR else failures
         if key in globals_:
             if key not in done:
                 done.add(key)

@@ -31,7 +31,6 @@ from waza_ci.report.model import (
     Report,
     Source,
     SourceLinks,
-    Status,
     TaskResult,
 )
 from waza_ci.report.reasons import (
@@ -41,13 +40,12 @@ from waza_ci.report.reasons import (
     reason_for,
 )
 from waza_ci.report.sources import Where, repo_relative_path
-from waza_ci.waza.kinds import MODEL_KINDS, PROCESS_KINDS
+from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.scoring import (
-    PROBLEM_CLEANUP,
-    PROBLEM_TIMED_OUT,
-    STATUS_ERROR,
     GradeSummary,
+    Problem,
     RunGrade,
+    Status,
     TaskGrade,
     Verdict,
 )
@@ -68,10 +66,10 @@ def build_report(
     repository-relative, `links` adds their URLs at the commit being checked."""
     where = Where(repo_root, links)
     tasks = tuple(_task_result(summary, task, where) for task in summary.tasks)
-    rows = [row for task in tasks for row in task.graders if row.status != "passed"]
+    rows = [row for task in tasks for row in task.graders if row.status is not Status.PASSED]
     problems = tuple(
-        [row for row in rows if row.status == "error"]
-        + [row for row in rows if row.status == "failed"]
+        [row for row in rows if row.status is Status.ERROR]
+        + [row for row in rows if row.status is Status.FAILED]
     )
     verdicts = [v for run in summary.runs for v in run.verdicts]
     counts = Counts(
@@ -80,7 +78,7 @@ def build_report(
         runs_graded=summary.runs_graded,
         runs_failed=summary.runs_failed,
         runs_errored=summary.runs_errored,
-        failures=sum(1 for row in problems if row.status == "failed"),
+        failures=sum(1 for row in problems if row.status is Status.FAILED),
         grader_errors=sum(1 for v in verdicts if v.error is not None and not _cleanup(v)),
         cleanup_errors=sum(1 for v in verdicts if _cleanup(v)),
         elapsed_ms=summary.elapsed_ms,
@@ -154,7 +152,7 @@ def _kind_counts(verdicts: Iterable[Verdict]) -> tuple[KindCount, ...]:
 
 
 def _cleanup(verdict: Verdict) -> bool:
-    return verdict.diagnosis is not None and verdict.diagnosis.problem == PROBLEM_CLEANUP
+    return verdict.diagnosis is not None and verdict.diagnosis.problem == Problem.CLEANUP
 
 
 def _task_result(summary: GradeSummary, task: TaskGrade, where: Where) -> TaskResult:
@@ -181,10 +179,10 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: Where) -> TaskRe
     )
     if task.nothing_graded:
         graders = _not_graded(task, where, task_source)
-    errored = [run for run in task.runs if run.status == STATUS_ERROR]
-    has_error = any(row.status == "error" for row in graders)
+    errored = [run for run in task.runs if run.status == Status.ERROR]
+    has_error = any(row.status is Status.ERROR for row in graders)
     passed = task.passed and task.fully_graded
-    status: Status = "error" if has_error else "passed" if passed else "failed"
+    status = Status.ERROR if has_error else Status.PASSED if passed else Status.FAILED
     return TaskResult(
         key=task.key,
         test_id=task.test_id,
@@ -242,7 +240,7 @@ def _unjudged_row(
         task_key=task.key,
         grader=name,
         kind=kind,
-        status="failed",
+        status=Status.FAILED,
         problem=None,
         reason=reason,
         hint=None,
@@ -258,13 +256,12 @@ def _unjudged_row(
 
 
 def _not_run_reason(kind: str, name: str) -> str:
-    """Why a grader has no verdict: waza-ci keeps what it cannot run, and nothing was saved."""
-    why = (
-        f"a `{kind}` grader needs a model, so waza-ci keeps its saved verdict"
-        if kind in MODEL_KINDS
-        else f"waza-ci does not know `{kind}` graders"
+    """Why a grader has no verdict: it needs a model (unknown kinds are refused at load), so
+    waza-ci keeps what was saved, and nothing was."""
+    return (
+        f"not graded: a `{kind}` grader needs a model, so waza-ci keeps its saved verdict, "
+        f"and the results file holds no verdict of {name or 'this grader'}"
     )
-    return f"not graded: {why}, and the results file holds no verdict of {name or 'this grader'}"
 
 
 def _with_unjudged(
@@ -289,7 +286,7 @@ def _with_unjudged(
     group = FeedbackGroup(reason, tuple(run.run_number for run in runs))
     return replace(
         row,
-        status="failed" if row.status == "passed" else row.status,
+        status=Status.FAILED if row.status is Status.PASSED else row.status,
         reason=row.reason or reason,
         runs_failed=row.runs_failed + len(runs),
         runs_total=row.runs_total + len(runs),
@@ -306,7 +303,7 @@ def _grader_result(
 ) -> GraderResult:
     bad = [(run, v) for run, v in entries if not v.passed or v.error is not None]
     errors = [(run, v) for run, v in bad if v.error is not None]
-    status: Status = "error" if errors else "failed" if bad else "passed"
+    status = Status.ERROR if errors else Status.FAILED if bad else Status.PASSED
     # The reason comes from the most telling kind of problem: an error over a failure.
     first = (errors or bad or list(entries))[0][1]
     reason = reason_for(first) if bad else Reason("")
@@ -346,7 +343,7 @@ def _shown_text(verdict: Verdict) -> str:
 
 def _notes(verdict: Verdict) -> tuple[str, ...]:
     """The verdict's notes, less a timeout's limit when the reason already says it."""
-    timed_out = verdict.diagnosis is not None and verdict.diagnosis.problem == PROBLEM_TIMED_OUT
+    timed_out = verdict.diagnosis is not None and verdict.diagnosis.problem == Problem.TIMED_OUT
     return tuple(n for n in verdict.notes if not (timed_out and n.startswith("timed out after")))
 
 
@@ -354,7 +351,7 @@ def _output_text(verdict: Verdict) -> str:
     diagnosis = verdict.diagnosis
     if verdict.error is not None or diagnosis is None:
         text = verdict.error if verdict.error is not None else verdict.feedback
-        if diagnosis is not None and diagnosis.problem == PROBLEM_TIMED_OUT:
+        if diagnosis is not None and diagnosis.problem == Problem.TIMED_OUT:
             text = reason_for(verdict).text  # not "signal: killed", which reads like a crash
         if diagnosis is not None and (diagnosis.stderr.strip() or diagnosis.stdout.strip()):
             output = diagnosis.stderr if diagnosis.stderr.strip() else diagnosis.stdout
@@ -411,8 +408,9 @@ def _global_failures(tasks: Sequence[TaskResult]) -> tuple[GlobalFailure, ...]:
                 by_source.setdefault((row.grader, row.source), []).append(row)
     found = []
     for (name, source), rows in by_source.items():
-        if len(rows) >= 2 and all(row.status != "passed" for row in rows):
-            status: Status = "error" if any(r.status == "error" for r in rows) else "failed"
+        if len(rows) >= 2 and all(row.status is not Status.PASSED for row in rows):
+            error = any(r.status is Status.ERROR for r in rows)
+            status = Status.ERROR if error else Status.FAILED
             tasks_ = tuple(row.task_key for row in rows)
             found.append(GlobalFailure(name, source, status, tasks_, rows[0].reason))
     return tuple(found)

@@ -29,7 +29,7 @@ from waza_ci.report.regressions import (
 )
 from waza_ci.report.regressions import verdict_line as gate_line
 from waza_ci.report.screen import verdict_line
-from waza_ci.waza.scoring import GradeSummary
+from waza_ci.waza.scoring import GradeSummary, Status
 
 _TAIL = f"\n\n{ELLIPSIS} see the job summary\n"
 _FAILING = (Change.NEWLY_FAILING, Change.STILL_FAILING)
@@ -92,7 +92,7 @@ def _rows(
             f"{format_count(PassCount(task.runs_passed, task.runs_total))} | "
             f"{_why(problems.get(task.key, []))} |"
             for task in report.tasks
-            if task.status != "passed"
+            if task.status is not Status.PASSED
         ]
     else:
         for task in ordered_changes(comparison):

@@ -18,6 +18,7 @@ from waza_ci.report.md import Medium, code, fence_overhead, fenced, html_code, l
 from waza_ci.report.model import FeedbackGroup, GraderResult, Report, TaskResult
 from waza_ci.report.reasons import format_duration
 from waza_ci.report.screen import ICON_ERROR, ICON_FAILED
+from waza_ci.waza.scoring import Status
 
 MIN_TEXT_BYTES = 256
 """No text is cut below this: past that point, dropping sections says more than crumbs."""
@@ -38,8 +39,8 @@ def _runs(group: FeedbackGroup) -> str:
 
 
 def _row_section(row: GraderResult, medium: Medium) -> _Section:
-    icon = ICON_ERROR if row.status == "error" else ICON_FAILED
-    what = "errored" if row.status == "error" else "failed"
+    icon = ICON_ERROR if row.status is Status.ERROR else ICON_FAILED
+    what = "errored" if row.status is Status.ERROR else "failed"
     where = link(code(str(row.source), medium, in_table=False), row.source.url)
     time = (
         " · kept verdict"

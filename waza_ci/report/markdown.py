@@ -91,7 +91,7 @@ def _fit_first_screen(blocks: list[str], budget: int, limit: int) -> list[str]:
 def render_markdown(
     report: Report,
     *,
-    mode: ListMode = "failures",
+    mode: ListMode = ListMode.FAILURES,
     limit_bytes: int = JOB_SUMMARY_BYTES,
     extra: Sequence[str] = (),
 ) -> str:
@@ -113,7 +113,7 @@ def render_markdown(
 def render_check_summary(
     report: Report,
     *,
-    mode: ListMode = "failures",
+    mode: ListMode = ListMode.FAILURES,
     limit_bytes: int = CHECK_OUTPUT_BYTES,
     extra: Sequence[str] = (),
 ) -> str:

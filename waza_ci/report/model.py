@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import quote
 
 from waza_ci.report.decision import Decision, Verdict
 from waza_ci.waza.scoring import (
+    Problem,
     SkippedTask,
+    Status,
 )
 
 REPORT_VERSION = 1
 SLOWEST_GRADERS = 5
-
-Status = Literal["passed", "failed", "error"]
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class GraderResult:
     grader: str
     kind: str
     status: Status
-    problem: str | None
+    problem: Problem | None
     """For `error`: not-started, timed-out, cancelled or cleanup."""
     reason: str
     hint: str | None
@@ -255,7 +255,7 @@ class Report:
     @property
     def failed_tasks(self) -> list[str]:
         """Task keys that did not pass (or had a grader error), in report order."""
-        return [task.key for task in self.tasks if task.status != "passed"]
+        return [task.key for task in self.tasks if task.status is not Status.PASSED]
 
     def to_json(self) -> dict[str, Any]:
         return _report_json(self)

@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from waza_ci.report._text import ELLIPSIS, one_line, shorten
 from waza_ci.report.telling import telling_line
 from waza_ci.waza.scoring import (
-    PROBLEM_CANCELLED,
-    PROBLEM_NOT_STARTED,
-    PROBLEM_TIMED_OUT,
     Diagnosis,
+    Problem,
     Verdict,
 )
 
@@ -102,13 +100,13 @@ def reason_for(verdict: Verdict) -> Reason:
 
 def _problem_reason(verdict: Verdict, diagnosis: Diagnosis) -> Reason:
     """Grader errors: our own words, and what to do."""
-    if diagnosis.problem == PROBLEM_TIMED_OUT:
+    if diagnosis.problem == Problem.TIMED_OUT:
         limit = format_seconds(diagnosis.timeout_s)
         source = diagnosis.timeout_source or "waza's default"
         return Reason(f"timed out after {limit} (limit from {source})", HINT_TIMEOUT)
-    if diagnosis.problem == PROBLEM_NOT_STARTED:
+    if diagnosis.problem == Problem.NOT_STARTED:
         return _not_started(diagnosis.exit_error or "")
-    if diagnosis.problem == PROBLEM_CANCELLED:
+    if diagnosis.problem == Problem.CANCELLED:
         return Reason("cancelled before it finished", HINT_CANCELLED)
     return Reason(_short(verdict.error or "grading-context error"), HINT_CLEANUP)
 

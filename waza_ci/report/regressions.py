@@ -218,7 +218,10 @@ def render_regressions_text(evaluation: Evaluation) -> str:
 
 
 def render_job_summary(
-    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = JOB_SUMMARY_BYTES
+    evaluation: Evaluation,
+    *,
+    mode: ListMode = ListMode.FAILURES,
+    limit_bytes: int = JOB_SUMMARY_BYTES,
 ) -> str:
     """The job summary: a shard's note, then the report with the regression section on its
     first screen, all within `limit_bytes` (the one assembly the action and `--summary` use)."""
@@ -233,7 +236,10 @@ CHECK_SECTION_LIMIT = 16_384
 
 
 def render_check_summary_with_regressions(
-    evaluation: Evaluation, *, mode: ListMode = "failures", limit_bytes: int = CHECK_OUTPUT_BYTES
+    evaluation: Evaluation,
+    *,
+    mode: ListMode = ListMode.FAILURES,
+    limit_bytes: int = CHECK_OUTPUT_BYTES,
 ) -> str:
     """The check run's summary with the regression section, within `limit_bytes`."""
     section = _section(evaluation, CHECK_SECTION_LIMIT, limit_bytes)

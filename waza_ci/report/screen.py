@@ -9,13 +9,14 @@ grader linked to its YAML line, runs failed out of runs, and the reason in one l
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
+from enum import StrEnum
 
 from waza_ci.report._text import format_score, plural
 from waza_ci.report.decision import Verdict
 from waza_ci.report.md import Medium, code, link, table, trusted
 from waza_ci.report.model import DroppedGrader, GraderResult, Report, TaskResult
 from waza_ci.report.reasons import format_duration
+from waza_ci.waza.scoring import Status
 
 ICON_PASSED = "✅"
 ICON_FAILED = "❌"
@@ -28,7 +29,14 @@ UNNAMED_KIND = "(no type)"
 PASSING_LISTED = 100
 """Passing tasks named on the first screen (compact form); the rest are counted."""
 
-ListMode = Literal["failures", "all"]
+
+class ListMode(StrEnum):
+    """How much the report lists: what did not pass in detail (passing tasks on one line), or
+    every task and grader."""
+
+    FAILURES = "failures"
+    ALL = "all"
+
 
 _VERDICT_LABELS = {
     Verdict.PASSED: (ICON_PASSED, "Passed"),
@@ -157,7 +165,7 @@ def banner(report: Report, medium: Medium) -> list[str]:
 
 
 def _status_cell(row: GraderResult) -> str:
-    if row.status == "error":
+    if row.status is Status.ERROR:
         return f"{ICON_ERROR} **error**"
     return f"{ICON_FAILED} {row.not_run}" if row.not_run else ICON_FAILED
 
@@ -210,8 +218,8 @@ def failures_table(report: Report, medium: Medium, *, max_rows: int) -> list[str
         return []
     rows = report.problems[:max_rows]
     errored = errored[: max(max_rows - len(rows), 0)]
-    errors = any(row.status == "error" for row in report.problems)
-    failures = any(row.status == "failed" for row in report.problems)
+    errors = any(row.status is Status.ERROR for row in report.problems)
+    failures = any(row.status is Status.FAILED for row in report.problems)
     heading = (
         f"### {ICON_ERROR} Grader errors and failures"
         if errors and failures
@@ -255,7 +263,7 @@ def global_failures(report: Report, medium: Medium) -> list[str]:
     items = []
     for failure in report.global_failures:
         grader = link(code(failure.grader, medium, in_table=False), failure.source.url)
-        verb = "errors" if failure.status == "error" else "fails"
+        verb = "errors" if failure.status is Status.ERROR else "fails"
         items.append(
             f"- {grader} {verb} on every task it runs on ({len(failure.tasks)}):"
             f" {code(failure.reason, medium, in_table=False, max_chars=REASON_MAX_CHARS)}"
@@ -268,7 +276,7 @@ def _task_label(task: TaskResult, medium: Medium) -> str:
 
 
 def passing_compact(report: Report, medium: Medium) -> list[str]:
-    passing = [task for task in report.tasks if task.status == "passed"]
+    passing = [task for task in report.tasks if task.status is Status.PASSED]
     if not passing:
         return []
     shown = passing[:PASSING_LISTED]
@@ -373,7 +381,9 @@ def first_screen(
     blocks += flips_table(report, medium, max_rows=max_rows)
     blocks += [medium.prep(block) for block in extra]
     blocks += global_failures(report, medium)
-    blocks += all_tasks_table(report, medium) if mode == "all" else passing_compact(report, medium)
+    blocks += (
+        all_tasks_table(report, medium) if mode is ListMode.ALL else passing_compact(report, medium)
+    )
     blocks += skipped(report, medium)
     blocks += slowest(report, medium)
     return blocks

@@ -14,6 +14,7 @@ from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.decision import Verdict
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.screen import dropped_words, kinds_parts, verdict_parts
+from waza_ci.waza.scoring import Status
 
 MAX_ROWS = 20
 REASON_MAX_CHARS = 400
@@ -59,8 +60,8 @@ def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
     widths = [max((len(cell[i]) for cell in cells), default=0) for i in range(4)]
     lines = []
     for row, cell in zip(rows, cells, strict=True):
-        status = "error " if row.status == "error" else "failed"
-        painted = _paint(status, _YELLOW if row.status == "error" else _RED, colour)
+        status = "error " if row.status is Status.ERROR else "failed"
+        painted = _paint(status, _YELLOW if row.status is Status.ERROR else _RED, colour)
         columns = "  ".join(text.ljust(width) for text, width in zip(cell, widths, strict=True))
         lines.append(f"  {painted}  {columns}  {_safe(row.reason, REASON_MAX_CHARS)}")
         if row.hint:

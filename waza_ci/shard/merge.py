@@ -29,7 +29,15 @@ from waza_ci.shard.section import (
 )
 from waza_ci.waza.results import ResultsFile, SavedRun, SavedVerdict
 from waza_ci.waza.results_errors import describe_error
-from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, SkippedTask, TaskGrade, run_status
+from waza_ci.waza.scoring import (
+    Diagnosis,
+    GraderRef,
+    Problem,
+    RunGrade,
+    SkippedTask,
+    TaskGrade,
+    run_status,
+)
 from waza_ci.waza.spec import LoadWarning
 
 
@@ -248,6 +256,7 @@ def _task_grade(partial: Partial, entry: TaskModel, several: bool) -> TaskGrade:
         regraded=frozenset(entry.program_graders if regraded is None else regraded),
         extras={(v.run, v.grader): v for v in entry.verdicts},
         ungraded={(u.run, u.grader) for u in entry.ungraded},
+        dropped=[(d.run, d.grader, d.saved_passed) for d in entry.dropped],
     )
     return TaskGrade(
         key=f"{name}:{entry.test_id}" if several else entry.test_id,
@@ -271,6 +280,7 @@ class _ShardWork:
     regraded: frozenset[str]
     extras: dict[tuple[int, str], VerdictModel]
     ungraded: set[tuple[int, str]]
+    dropped: list[tuple[int, str, bool]]
 
 
 def _run_grade(run: SavedRun, work: _ShardWork, run_index: int) -> RunGrade:
@@ -300,6 +310,7 @@ def _run_grade(run: SavedRun, work: _ShardWork, run_index: int) -> RunGrade:
         verdicts=tuple(verdicts),
         duration_ms=run.duration_ms,
         ungraded=tuple(sorted(grader for index, grader in work.ungraded if index == run_index)),
+        dropped=tuple((name, passed) for index, name, passed in work.dropped if index == run_index),
     )
 
 
@@ -311,7 +322,7 @@ def _diagnosis(saved: SavedVerdict, extra: VerdictModel | None) -> Diagnosis:
         exit_error=_text(details.get("exit_error")) or None,
         stdout=_text(details.get("stdout")),
         stderr=_text(details.get("stderr")),
-        problem=extra.problem if extra else None,
+        problem=Problem(extra.problem) if extra and extra.problem else None,
         timeout_s=extra.timeout_s if extra else None,
         timeout_source=extra.timeout_source if extra else "",
     )

@@ -340,6 +340,13 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
             for run_index, run in enumerate(task.runs)
             for name in run.ungraded
         ],
+        # Saved verdicts of graders no longer in the spec: gone from the partial's runs, so
+        # the merge lists them from here, as an unsharded grading does.
+        "dropped": [
+            {"run": run_index, "grader": name, "saved_passed": passed}
+            for run_index, run in enumerate(task.runs)
+            for name, passed in run.dropped
+        ],
     }
 
 

@@ -4,6 +4,8 @@ their parts."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 from waza_ci.errors import Location
@@ -35,7 +37,8 @@ class VerdictModel(SectionModel):
     grader: str
     error: str | None
     notes: list[str]
-    problem: str | None = None
+    problem: Literal["not-started", "timed-out", "cancelled", "cleanup"] | None = None
+    """A `Problem`'s value (the section is strict JSON: an enum is checked as its text)."""
     timeout_s: float | None = None
     timeout_source: str = ""
     saved_passed: bool | None = None
@@ -45,6 +48,12 @@ class VerdictModel(SectionModel):
 class UngradedModel(SectionModel):
     run: int
     grader: str
+
+
+class DroppedModel(SectionModel):
+    run: int
+    grader: str
+    saved_passed: bool
 
 
 class TaskModel(SectionModel):
@@ -59,6 +68,7 @@ class TaskModel(SectionModel):
     """Every grader graded again (None in a partial from before other kinds were)."""
     verdicts: list[VerdictModel]
     ungraded: list[UngradedModel] = []
+    dropped: list[DroppedModel] = []
 
 
 class ShardModel(SectionModel):
@@ -111,6 +121,7 @@ SECTION_NAMES = {
     "GraderModel": "grader",
     "VerdictModel": "verdict",
     "UngradedModel": "ungraded grader",
+    "DroppedModel": "dropped verdict",
     "TaskModel": "task entry",
     "ShardModel": "shard",
     "EvalModel": "eval",

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from waza_ci.waza.scoring import STATUS_ERROR, STATUS_FAILED, STATUS_PASSED, RunGrade
+from waza_ci.waza.scoring import RunGrade, Status
 from waza_ci.waza.statistics import bootstrap_ci, pass_hat_k_curve, wilson_ci
 
 
@@ -27,9 +27,9 @@ def build_test_stats(runs: Sequence[RunGrade]) -> dict[str, Any] | None:
     count = len(runs)
     scores = [run.score for run in runs]
     weighted = [run.weighted_score for run in runs]
-    passed = sum(1 for run in runs if run.status == STATUS_PASSED)
-    failed = sum(1 for run in runs if run.status == STATUS_FAILED)
-    errored = sum(1 for run in runs if run.status == STATUS_ERROR)
+    passed = sum(1 for run in runs if run.status == Status.PASSED)
+    failed = sum(1 for run in runs if run.status == Status.FAILED)
+    errored = sum(1 for run in runs if run.status == Status.ERROR)
     deviation = std_dev(scores)
     pass_rate = passed / count
     stats: dict[str, Any] = {
@@ -88,9 +88,9 @@ def build_digest(
     weighted = [_stat(t.stats, "avg_weighted_score") for t in tasks]
     digest: dict[str, Any] = {
         "total_tests": total,
-        "succeeded": sum(1 for t in tasks if t.status == STATUS_PASSED),
-        "failed": sum(1 for t in tasks if t.status == STATUS_FAILED),
-        "errors": sum(1 for t in tasks if t.status == STATUS_ERROR),
+        "succeeded": sum(1 for t in tasks if t.status == Status.PASSED),
+        "failed": sum(1 for t in tasks if t.status == Status.FAILED),
+        "errors": sum(1 for t in tasks if t.status == Status.ERROR),
         "skipped": sum(1 for t in tasks if t.status == "skipped"),
         "success_rate": 0.0,
         "aggregate_score": sum(avg_scores) / total if total else 0.0,
@@ -144,7 +144,7 @@ def _group_stats(tasks: Sequence[TaskDigestInput]) -> list[dict[str, Any]]:
             acc[task.group] = [0, 0, 0.0, 0]
         entry = acc[task.group]
         entry[1] += 1
-        if task.status == STATUS_PASSED:
+        if task.status == Status.PASSED:
             entry[0] += 1
         if task.stats:
             entry[2] += _stat(task.stats, "avg_score")

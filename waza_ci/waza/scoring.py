@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from waza_ci.errors import Location
 
-STATUS_PASSED = "passed"
-STATUS_FAILED = "failed"
-STATUS_ERROR = "error"
+
+class Status(StrEnum):
+    """A run's status (waza's), and a report row's: passed, failed, or an error (a run that
+    errored in its original execution; a row with a grader error)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
 
 
 _RATE_SLACK = 1e-9  # 2 of 3 runs meets a threshold written as 0.6666666667
@@ -31,12 +37,15 @@ def effective_weight(weight: float) -> float:
     return weight if weight > 0 else 1.0
 
 
-PROBLEM_NOT_STARTED = "not-started"
-PROBLEM_TIMED_OUT = "timed-out"
-PROBLEM_CANCELLED = "cancelled"
-PROBLEM_CLEANUP = "cleanup"
-"""Why a verdict has an `error`: the program never ran, ran out of time, was cancelled, or its
-grading-context directory could not be written, verified or removed (a clean-up error)."""
+class Problem(StrEnum):
+    """Why a verdict has an `error`: the program never ran, ran out of time, was cancelled, or
+    its grading-context directory could not be written, verified or removed (a clean-up
+    error)."""
+
+    NOT_STARTED = "not-started"
+    TIMED_OUT = "timed-out"
+    CANCELLED = "cancelled"
+    CLEANUP = "cleanup"
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,7 @@ class Diagnosis:
     None on exit 0."""
     stdout: str = ""
     stderr: str = ""
-    problem: str | None = None
+    problem: Problem | None = None
     """One of the PROBLEM_* values, or None when the program ran to completion in time."""
     timeout_s: float | None = None
     timeout_source: str = ""
@@ -112,7 +121,7 @@ class RunGrade:
     @property
     def counts_as_passed(self) -> bool:
         """Passed with at least one verdict and no grader left unjudged."""
-        return self.status == STATUS_PASSED and bool(self.verdicts) and not self.ungraded
+        return self.status == Status.PASSED and bool(self.verdicts) and not self.ungraded
 
     @property
     def weighted_score(self) -> float:
@@ -124,7 +133,7 @@ class RunGrade:
 
     @property
     def regraded(self) -> bool:
-        return self.status != STATUS_ERROR
+        return self.status != Status.ERROR
 
 
 @dataclass(frozen=True)
@@ -157,7 +166,7 @@ class TaskGrade:
 
     @property
     def passed(self) -> bool:
-        return all(run.status == STATUS_PASSED for run in self.runs)
+        return all(run.status == Status.PASSED for run in self.runs)
 
     @property
     def runs_passed(self) -> int:
@@ -169,7 +178,7 @@ class TaskGrade:
     def nothing_graded(self) -> bool:
         """No run has a verdict (and none errored): no grader said anything about the task."""
         return bool(self.runs) and not any(
-            run.verdicts or run.status == STATUS_ERROR for run in self.runs
+            run.verdicts or run.status == Status.ERROR for run in self.runs
         )
 
     @property
@@ -183,7 +192,7 @@ class TaskGrade:
 
     @property
     def status(self) -> str:
-        return STATUS_PASSED if self.passed else STATUS_FAILED
+        return Status.PASSED if self.passed else Status.FAILED
 
     @property
     def grader_averages(self) -> dict[str, float]:
@@ -252,7 +261,7 @@ class GradeSummary:
 
     @property
     def runs_errored(self) -> int:
-        return sum(1 for run in self.runs if run.status == STATUS_ERROR)
+        return sum(1 for run in self.runs if run.status == Status.ERROR)
 
     @property
     def grader_errors(self) -> int:
@@ -290,6 +299,6 @@ def mean_score(verdicts: Sequence[Verdict]) -> float:
     return sum(v.score for v in verdicts) / len(verdicts)
 
 
-def run_status(verdicts: Sequence[Verdict]) -> str:
+def run_status(verdicts: Sequence[Verdict]) -> Status:
     """`passed` iff every verdict passed; a run with no graders passes (with score 0)."""
-    return STATUS_PASSED if all(v.passed for v in verdicts) else STATUS_FAILED
+    return Status.PASSED if all(v.passed for v in verdicts) else Status.FAILED

@@ -24,7 +24,7 @@ from waza_ci.graders.base import GraderJob, GraderSetup
 from waza_ci.graders.inprocess import GoError
 from waza_ci.graders.programs.code_io import decode_results, stdin_document
 from waza_ci.waza.results import SavedRun
-from waza_ci.waza.scoring import PROBLEM_NOT_STARTED, PROBLEM_TIMED_OUT
+from waza_ci.waza.scoring import Problem
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="javascript assertions need `node` on PATH")
@@ -413,7 +413,7 @@ def test_a_missing_interpreter_says_what_to_install(
         f'exec: "{name}": executable file not found in $PATH'
     )
     assert result.verdict.diagnosis is not None
-    assert result.verdict.diagnosis.problem == PROBLEM_NOT_STARTED
+    assert result.verdict.diagnosis.problem == Problem.NOT_STARTED
     assert len(result.verdict.notes) == 1 and f"`{hint}`" in result.verdict.notes[0]
 
 
@@ -426,7 +426,7 @@ def test_a_runner_past_the_timeout_is_killed(tmp_path: Path) -> None:
         "failed to run grader c: failed to execute inline script for assertions (): signal: killed"
     )
     assert result.verdict.diagnosis is not None
-    assert result.verdict.diagnosis.problem == PROBLEM_TIMED_OUT
+    assert result.verdict.diagnosis.problem == Problem.TIMED_OUT
     assert result.verdict.notes == ("timed out after 1 s",)  # waza itself sets no limit
 
 

@@ -35,8 +35,8 @@ from waza_ci.sandbox.goexec import CannotStart, resolve_executable
 from waza_ci.sandbox.outcome import ProgramOutcome
 from waza_ci.sandbox.program import run_program
 from waza_ci.waza.scoring import (
-    PROBLEM_CANCELLED,
     Diagnosis,
+    Problem,
 )
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import STR, ListOf, Struct
@@ -155,7 +155,7 @@ class CodeGrader:
         return ()
 
     def cancelled(self, job: GraderJob, message: str) -> GraderResult:
-        diagnosis = Diagnosis(exit_error=None, problem=PROBLEM_CANCELLED)
+        diagnosis = Diagnosis(exit_error=None, problem=Problem.CANCELLED)
         return _failed(job, message, 0, diagnosis)
 
 

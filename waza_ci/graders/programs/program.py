@@ -20,11 +20,8 @@ from waza_ci.sandbox.outcome import ProgramOutcome
 from waza_ci.sandbox.privatedir import ContextFileError, create_context_file, verify_and_remove
 from waza_ci.sandbox.program import run_program
 from waza_ci.waza.scoring import (
-    PROBLEM_CANCELLED,
-    PROBLEM_CLEANUP,
-    PROBLEM_NOT_STARTED,
-    PROBLEM_TIMED_OUT,
     Diagnosis,
+    Problem,
 )
 from waza_ci.waza.spec import PROGRAM_KIND, GraderSpec, ProgramConfig
 
@@ -93,11 +90,11 @@ def outcome_diagnosis(
     """What the report needs of a process's outcome: its problem (cancelled, not started, timed
     out), exit and output; `trimmed` as waza's program `details` keep the output."""
     problem = (
-        PROBLEM_CANCELLED
+        Problem.CANCELLED
         if outcome.cancelled
-        else PROBLEM_NOT_STARTED
+        else Problem.NOT_STARTED
         if not outcome.started
-        else PROBLEM_TIMED_OUT
+        else Problem.TIMED_OUT
         if outcome.timed_out
         else None
     )
@@ -125,7 +122,7 @@ def _context_failure(
     # The message is in the feedback; `details` keeps exactly waza's keys.
     feedback = f"Grading context error: {message}"
     raw = raw_verdict(job.grader, False, feedback, details, duration_ms)
-    problem = PROBLEM_CANCELLED if cancelled else PROBLEM_CLEANUP
+    problem = Problem.CANCELLED if cancelled else Problem.CLEANUP
     diagnosis = replace(diagnosis or Diagnosis(exit_error=None), problem=problem)
     verdict = regraded_verdict(raw, error=feedback, notes=notes, diagnosis=diagnosis)
     return GraderResult(raw, verdict)

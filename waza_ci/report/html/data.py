@@ -17,7 +17,7 @@ from waza_ci.report._text import clean, one_line, shorten
 from waza_ci.report.html.evidence import Budget, run_evidence, tokens_of
 from waza_ci.report.model import GraderResult, Report, Source, TaskResult
 from waza_ci.waza.kinds import MODEL_KINDS
-from waza_ci.waza.scoring import STATUS_ERROR, GradeSummary, RunGrade, TaskGrade, Verdict
+from waza_ci.waza.scoring import GradeSummary, RunGrade, Status, TaskGrade, Verdict
 
 KIB = 1024
 DEFAULT_MAX_TEXT_KIB = 8
@@ -191,7 +191,7 @@ def build_page_data(
                 + len(dropped.get(task.key, [])),
                 "src": _source(result.source),
                 "graders": [_row(row) for row in result.graders],
-                "errored": sum(1 for run in task.runs if run.status == STATUS_ERROR),
+                "errored": sum(1 for run in task.runs if run.status == Status.ERROR),
                 "runs": runs,
                 "base": _baseline(changes.get(task.key)),
                 "dropped": dropped.get(task.key, []),
