@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import container_startup
+import html_report
 import import_time
 import inprocess_graders
 import jobs_speedup
@@ -106,6 +107,7 @@ def main() -> None:
         lambda: memory_peak.rows(1.0),
         lambda: writer.rows(3),
         lambda: inprocess_graders.rows(2 if quick else 3),
+        lambda: html_report.rows(2 if quick else 3),
     ]
     table: list[Row] = []
     for step in steps:

@@ -30,6 +30,7 @@ from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_f
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.report.decision import shares_a_task
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.html.data import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import SourceLinks, report_json_text
 from waza_ci.report.regressions import render_job_summary
 from waza_ci.report.screen import ListMode
@@ -229,6 +230,10 @@ class OutputRequest:
     """The Markdown report."""
     report_json: Path | None = None
     report_mode: ListMode = ListMode.FAILURES
+    html: Path | None = None
+    """The self-contained HTML report (report/html)."""
+    html_max_text_kib: int = DEFAULT_MAX_TEXT_KIB
+    """The HTML report's size bound: the most one text keeps (see report/html/data.py)."""
 
 
 @dataclass(frozen=True)
@@ -303,7 +308,7 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written
-    _write_files(plan, graded, evaluation, request.outputs)
+    _write_files(plan, graded, evaluation, request)
     return evaluation
 
 
@@ -332,7 +337,12 @@ def _grade_or_merge(
         report = replace(report, summary=summary)
         names = [r.source.name for r in report.regraded]
         plan = plan_outputs(
-            outputs.output, outputs.summary, names, partials, report_json=outputs.report_json
+            outputs.output,
+            outputs.summary,
+            names,
+            partials,
+            report_json=outputs.report_json,
+            html=outputs.html,
         )
         return report, tuple(r.source for r in report.regraded), plan
     prepared = prepare_grading(request.grading)
@@ -342,6 +352,7 @@ def _grade_or_merge(
         [r.name for r in prepared.results_files],
         [r.path for r in prepared.results_files],
         report_json=outputs.report_json,
+        html=outputs.html,
     )
     with cancel_on_signals():  # a cancelled job still removes every context directory
         with observer.grading():
@@ -351,9 +362,11 @@ def _grade_or_merge(
 
 
 def _write_files(
-    plan: OutputPlan, graded: GradeReport, evaluation: Evaluation, outputs: OutputRequest
+    plan: OutputPlan, graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest
 ) -> None:
-    """The regraded results files, the Markdown report and the report JSON, all or none."""
+    """The regraded results files, the Markdown report, the report JSON and the HTML report,
+    all or none."""
+    outputs = request.outputs
     contents: dict[Path, str | StreamWriter] = {
         plan.results[r.source.name]: functools.partial(write_results, r.raw)
         for r in graded.regraded
@@ -363,8 +376,37 @@ def _write_files(
         contents[plan.summary] = render_job_summary(evaluation, mode=outputs.report_mode)
     if plan.report_json is not None:
         contents[plan.report_json] = report_json_text(evaluation.model)
+    if plan.html is not None:
+        contents[plan.html] = _html_report(graded, evaluation, request)
     if contents:
         write_text_files(contents)
+
+
+def _html_report(graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest) -> str:
+    from waza_ci.report.html import Bounds, HtmlRequest, render_html  # noqa: PLC0415 - only for --html
+
+    grading = request.grading
+    repo = Path(request.repo_root).resolve()
+    roots: list[str] = [str(repo), request.repo_root]
+    if grading is not None:
+        # Folders inside the checkout read as paths from its root (as a merge, which knows
+        # no workspace, writes them); those outside it are written `.` too.
+        places = (Path(grading.workspace).resolve(), grading.working_directory.resolve())
+        roots += [grading.temp_dir, *(str(p) for p in places if not p.is_relative_to(repo))]
+        # Folders the graders' environment names (HOME, RUNNER_TEMP, a virtualenv, …): a
+        # grader that prints one must not put this machine's layout into an artifact.
+        roots += [v for v in grading.grader_env.values() if _names_a_folder(v)]
+    html_request = HtmlRequest(
+        raw_files={r.source.name: r.raw for r in graded.regraded},
+        bounds=Bounds(request.outputs.html_max_text_kib),
+        commit=request.links.sha if request.links is not None else "",
+        private_roots=roots,
+    )
+    return render_html(evaluation, html_request)
+
+
+def _names_a_folder(value: str) -> bool:
+    return value.startswith("/") and ":" not in value and len(value) < 4096 and Path(value).is_dir()
 
 
 def grade_and_publish(

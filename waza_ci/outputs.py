@@ -24,6 +24,7 @@ class OutputPlan:
     results: Mapping[str, Path]
     summary: Path | None
     report_json: Path | None = None
+    html: Path | None = None
 
 
 def plan_outputs(
@@ -31,7 +32,9 @@ def plan_outputs(
     summary: Path | None,
     result_names: Sequence[str],
     inputs: Sequence[Path] = (),
+    *,
     report_json: Path | None = None,
+    html: Path | None = None,
 ) -> OutputPlan:
     """Where each regraded results file and the report go; called before grading, so every
     problem here is a usage error that leaves nothing graded and nothing written.
@@ -40,10 +43,10 @@ def plan_outputs(
     `output` is a folder holding one file per input, under the input's name. Missing folders
     are created when writing. An input file is never overwritten.
     """
+    singles = (("--summary", summary), ("--report-json", report_json), ("--html", html))
     _check_writable_place("--output", output)
-    _check_writable_place("--summary", summary)
-    _check_writable_place("--report-json", report_json)
-    for option, path in (("--summary", summary), ("--report-json", report_json)):
+    for option, path in singles:
+        _check_writable_place(option, path)
         if path is not None and path.is_dir():
             raise InputError(f"{option} {str(path)!r} is a folder; give a file name")
     targets: dict[str, Path] = {}
@@ -58,15 +61,17 @@ def plan_outputs(
             targets = {name: output / name for name in result_names}
             for target in targets.values():
                 check_output_target(target, "--output")
-    _refuse_clashes(targets, summary, inputs)
-    _refuse_clashes(targets, report_json, inputs, option="--report-json")
-    if (
-        summary is not None
-        and report_json is not None
-        and summary.resolve() == report_json.resolve()
-    ):
-        raise InputError(f"--summary and --report-json both name {str(summary)!r}")
-    return OutputPlan(targets, summary, report_json)
+    for option, path in singles:
+        _refuse_clashes(targets, path, inputs, option=option)
+    for number, (option, path) in enumerate(singles):
+        for other, other_path in singles[number + 1 :]:
+            if (
+                path is not None
+                and other_path is not None
+                and path.resolve() == other_path.resolve()
+            ):
+                raise InputError(f"{option} and {other} both name {str(path)!r}")
+    return OutputPlan(targets, summary, report_json, html)
 
 
 def _check_writable_place(option: str, path: Path | None) -> None:

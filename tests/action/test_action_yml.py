@@ -25,6 +25,7 @@ OUTPUTS = (
     "check-run-id",
     "check-run-url",
     "output-file",
+    "html-report",
     "failed-tasks",
     "report-json",
     "regressions",

@@ -482,6 +482,25 @@ def test_output_input_writes_the_regraded_file(
     assert result.outputs["output-file"] == "out/regraded.json"
 
 
+def test_html_report_input_writes_the_page_and_the_summary_says_where(
+    tmp_path: Path, fake: FakeGitHub, demo_workspace: Path
+) -> None:
+    runner = Runner(tmp_path, fake, demo_workspace)
+    result = runner.run({**DEMO_INPUTS, "html-report": "reports/waza-report.html"})
+    assert result.code == DEMO_EXIT, result.log
+    assert result.outputs["html-report"] == "reports/waza-report.html"
+    page = (demo_workspace / "reports" / "waza-report.html").read_text(encoding="utf-8")
+    assert "entries_link_prs" in page
+    assert str(demo_workspace) not in page  # no runner path in an artifact
+    # The summary's first lines point to it, before the verdict.
+    ours = result.summary.removeprefix("earlier step's summary\n")
+    assert ours.startswith("> **HTML report:** `reports/waza-report.html`"), ours[:200]
+    assert "actions/upload-artifact" in ours.split("\n", 1)[0]
+    without = runner.run(DEMO_INPUTS)
+    assert without.outputs["html-report"] == ""
+    assert "HTML report" not in without.summary.removeprefix(result.summary)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("inputs", "message"),

@@ -135,7 +135,7 @@ def _request(
         policy=settings.policy,
         min_task_pass_rate=settings.gate.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
-        outputs=OutputRequest(output=settings.output),
+        outputs=OutputRequest(output=settings.output, html=settings.html_report),
         repo_root=runner.workspace or repo_root,
         links=SourceLinks(runner.server_url, runner.repository, head_sha) if head_sha else None,
     )
@@ -147,6 +147,7 @@ def _publish_options(settings: ActionSettings, head_sha: str | None) -> PublishO
         job_summary=settings.job_summary,
         head_sha=head_sha,
         output_file=settings.output,
+        html_report=settings.html_report,
         token=settings.token,
         api_timeout_s=settings.api_timeout_s,
         report=settings.report,

@@ -40,6 +40,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "jobs": "",
     "fail-on": "failures",
     "output": "",
+    "html-report": "",
     "check-name": DEFAULT_CHECK_NAME,
     "check-run": "true",
     "job-summary": "true",
@@ -97,6 +98,8 @@ class ActionSettings:
     """`mode: merge`: `results` are the partial files of a sharded grading."""
     shard: Shard | None = None
     shard_weights: tuple[Path, ...] = ()
+    html_report: Path | None = None
+    """Where to write the self-contained HTML report; None writes none."""
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -146,6 +149,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         merge=merge,
         shard=_shard(get("shard")),
         shard_weights=weights,
+        html_report=Path(get("html-report")) if get("html-report") else None,
     )
 
 

@@ -103,6 +103,8 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
             summary=args.summary,
             report_json=args.report_json,
             report_mode=ListMode(args.report),
+            html=args.html,
+            html_max_text_kib=args.html_max_text_kib,
         ),
         repo_root=os.getcwd(),
         links=_source_links(os.environ),

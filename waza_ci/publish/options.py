@@ -30,5 +30,7 @@ class PublishOptions:
     api_timeout_s: float = 60.0
     report: ListMode = ListMode.FAILURES
     comment: CommentMode = CommentMode.ON_CHANGE
+    html_report: Path | None = None
+    """The HTML report written, for the `html-report` output and the job summary's pointer."""
     partial: bool = False
     """A shard's step: its verdict is partial, so it posts no comment (and no check run)."""

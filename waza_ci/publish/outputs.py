@@ -18,6 +18,7 @@ from waza_ci.github.checks import CheckRunResult
 from waza_ci.github.runner import WorkflowCommands
 from waza_ci.outputs import write_text_files
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.model import report_json_text
 
 REPORT_JSON_DIR = ".waza-ci"
@@ -40,6 +41,18 @@ def write_report_json(
         commands.warning(f"could not write the report JSON: {err}")
         return ""
     return relative
+
+
+def html_report_note(html_report: Path | None) -> str:
+    """The job summary's first line when an HTML report was written: where to find it."""
+    if html_report is None:
+        return ""
+    shown = code(str(html_report), JOB_SUMMARY, in_table=False)
+    return (
+        f"> **HTML report:** {shown}, every run's transcript and"
+        " verdicts in one file: download it from this run's artifacts (when the workflow"
+        " uploads it with `actions/upload-artifact`) and open it in a browser.\n\n"
+    )
 
 
 def checked_url(url: str, server_url: str) -> str | None:
@@ -71,6 +84,7 @@ def step_outputs(
     *,
     report_json: str,
     output_file: Path | None,
+    html_report: Path | None = None,
 ) -> dict[str, str]:
     """Every output action.yml declares; `check_run` is `check_run_outputs`'s pair."""
     summary = evaluation.summary
@@ -87,6 +101,7 @@ def step_outputs(
         "check-run-id": check_id,
         "check-run-url": check_url,
         "output-file": str(output_file) if output_file else "",
+        "html-report": str(html_report) if html_report else "",
         **_gate_outputs(evaluation),
     }
 

@@ -19,8 +19,15 @@ from waza_ci.github.runner import RunnerEnv, WorkflowCommands, append_summary
 from waza_ci.publish.check_run import open_session, publish_check_run, run_url
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import PublishOptions
-from waza_ci.publish.outputs import check_run_outputs, step_outputs, write_report_json
+from waza_ci.publish.outputs import (
+    check_run_outputs,
+    html_report_note,
+    step_outputs,
+    write_report_json,
+)
+from waza_ci.report._text import utf8_len
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.github_limits import JOB_SUMMARY_BYTES
 from waza_ci.report.regressions import (
     render_check_summary_with_regressions,
     render_job_summary,
@@ -54,7 +61,11 @@ def publish(
     check_run = _publish_to_github(evaluation, options, runner, env, commands)
     report_json = write_report_json(evaluation, env, commands)
     outputs = step_outputs(
-        evaluation, check_run, report_json=report_json, output_file=options.output_file
+        evaluation,
+        check_run,
+        report_json=report_json,
+        output_file=options.output_file,
+        html_report=options.html_report,
     )
     return StepResult(outputs, evaluation.exit_code)
 
@@ -67,7 +78,10 @@ def _write_job_summary(
     stdout: TextIO,
 ) -> None:
     """The job summary file inside Actions; outside, the same Markdown on stdout."""
-    markdown = render_job_summary(evaluation, mode=options.report)
+    note = html_report_note(options.html_report)
+    markdown = note + render_job_summary(
+        evaluation, mode=options.report, limit_bytes=JOB_SUMMARY_BYTES - utf8_len(note)
+    )
     if options.job_summary and runner.summary_path:
         try:
             append_summary(runner.summary_path, markdown)
