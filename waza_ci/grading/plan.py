@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from waza_ci.errors import InputError, Location
-from waza_ci.graders import kind_of
+from waza_ci.graders import is_regraded, kind_of
 from waza_ci.waza.results import ResultsFile, SavedTask
 from waza_ci.waza.scoring import SkippedTask
 from waza_ci.waza.spec import EvalSpec, GraderSpec, LoadWarning, TaskSpec
@@ -52,7 +52,7 @@ class GradingPlan:
 
 def regraded_graders(task: TaskSpec) -> tuple[GraderSpec, ...]:
     """The task's graders that waza-ci runs again (their kind is registered)."""
-    return tuple(g for g in task.graders if kind_of(g) is not None)
+    return tuple(g for g in task.graders if is_regraded(g))
 
 
 def _in_process(grader: GraderSpec) -> bool:
