@@ -164,7 +164,7 @@ SYNTHETIC_KINDS: Mapping[str, GraderKind] = _Registry({"expected": _expected})
 def kind_of(grader: GraderSpec) -> GraderKind | None:
     """The kind that grades this grader again, or None (its saved verdict is kept)."""
     kinds = SYNTHETIC_KINDS if grader.synthetic else KINDS
-    return kinds[grader.kind] if grader.kind in kinds else None
+    return kinds.get(grader.kind)
 
 
 def is_regraded(grader: GraderSpec) -> bool:
