@@ -176,15 +176,26 @@ def spawn(item):
     return subprocess.run(argv, input=stdin, capture_output=True).returncode
 with ThreadPoolExecutor(int(sys.argv[1])) as pool:
     codes = list(pool.map(spawn, work))
+if len(sys.argv) > 3:  # and write the document once, as `--output` does
+    with open(sys.argv[3], "w", encoding="utf-8") as stream:
+        json.dump(doc, stream)
 sys.exit(1 if any(codes) else 0)
 """
 
 
-def bare_pool(graders: Sequence[Grader], jobs: int) -> list[str]:
+def bare_pool(graders: Sequence[Grader], jobs: int, output: str | None = None) -> list[str]:
     """The baseline: a plain Python process that reads the same results file and spawns every
-    grader for every run, with the run's final output on stdin, on a `jobs`-thread pool."""
+    grader for every run, with the run's final output on stdin, on a `jobs`-thread pool (and,
+    given `output`, writes the document there once: load + spawn + dump)."""
     argvs = [[grader.command, *grader.args] for grader in graders]
-    return [sys.executable, "-c", BARE_POOL, str(jobs), json.dumps(argvs)]
+    return [
+        sys.executable,
+        "-c",
+        BARE_POOL,
+        str(jobs),
+        json.dumps(argvs),
+        *([output] if output is not None else []),
+    ]
 
 
 CONTRACT_FLOOR = """\
