@@ -295,7 +295,11 @@ class _Supervisor:
             self._stop_feeding_stdin()
             return
         os.set_blocking(self._stdin_pipe.fileno(), False)
-        self._selector.register(self._stdin_pipe.fileno(), selectors.EVENT_WRITE)
+        # A fresh pipe takes 64 KiB at once on Linux: most agent outputs are written (and
+        # stdin closed) here, without waiting for select to say the pipe is writable.
+        self._feed_stdin()
+        if self._stdin_pipe is not None:
+            self._selector.register(self._stdin_pipe.fileno(), selectors.EVENT_WRITE)
 
     def _feed_stdin(self) -> None:
         assert self._stdin_pipe is not None
