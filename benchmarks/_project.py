@@ -45,6 +45,14 @@ def true_grader() -> Grader:
     return Grader(found)
 
 
+def cat_grader() -> Grader:
+    """A trivial grader that reads all of stdin: `sh -c 'cat >/dev/null'` (two execs)."""
+    found = shutil.which("sh")
+    if found is None:
+        raise SystemExit("no `sh` on PATH")
+    return Grader(found, ("-c", "cat >/dev/null"))
+
+
 def sleep_grader(seconds: float) -> Grader:
     found = shutil.which("sleep")
     if found is None:
@@ -168,15 +176,100 @@ def spawn(item):
     return subprocess.run(argv, input=stdin, capture_output=True).returncode
 with ThreadPoolExecutor(int(sys.argv[1])) as pool:
     codes = list(pool.map(spawn, work))
+if len(sys.argv) > 3:  # and write the document once, as `--output` does
+    with open(sys.argv[3], "w", encoding="utf-8") as stream:
+        json.dump(doc, stream)
 sys.exit(1 if any(codes) else 0)
 """
 
 
-def bare_pool(graders: Sequence[Grader], jobs: int) -> list[str]:
+def bare_pool(graders: Sequence[Grader], jobs: int, output: str | None = None) -> list[str]:
     """The baseline: a plain Python process that reads the same results file and spawns every
-    grader for every run, with the run's final output on stdin, on a `jobs`-thread pool."""
+    grader for every run, with the run's final output on stdin, on a `jobs`-thread pool (and,
+    given `output`, writes the document there once: load + spawn + dump)."""
     argvs = [[grader.command, *grader.args] for grader in graders]
-    return [sys.executable, "-c", BARE_POOL, str(jobs), json.dumps(argvs)]
+    return [
+        sys.executable,
+        "-c",
+        BARE_POOL,
+        str(jobs),
+        json.dumps(argvs),
+        *([output] if output is not None else []),
+    ]
+
+
+CONTRACT_FLOOR = """\
+import json, os, secrets, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+jobs, argvs, output = int(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+with open("results.json", "rb") as stream:
+    doc = json.load(stream)
+temp = os.environ.get("TMPDIR") or "/tmp"
+env = {**os.environ, "WAZA_WORKSPACE_DIR": os.path.abspath("workspace")}
+EVIDENCE = ("tool_events", "host_lifecycle", "command_invocations", "user_input_requests")
+
+def context(run):
+    events = run.get("transcript") or []
+    done = {e.get("tool_call_id"): e for e in events if e.get("type") == "tool.execution_complete"}
+    calls = [
+        {"name": e["tool_name"], "arguments": e.get("arguments"),
+         "result": done.get(e["tool_call_id"], {}).get("tool_result"),
+         "success": bool(done.get(e["tool_call_id"], {}).get("success", False))}
+        for e in events if e.get("type") == "tool.execution_start"
+    ]
+    evidence = {name: run.get(name) for name in EVIDENCE}
+    return json.dumps({"version": 1, "output": run.get("final_output") or "", "outcome": {},
+                       "transcript": events, "tool_calls": calls, **evidence,
+                       "duration_ms": run.get("duration_ms", 0)}).encode()
+
+def same(path, made):
+    now = os.lstat(path)
+    return (now.st_dev, now.st_ino) == (made.st_dev, made.st_ino)
+
+def grade(argv, stdin, payload):
+    directory = os.path.join(temp, "floor-" + secrets.token_hex(8))
+    os.mkdir(directory, 0o700)
+    path = os.path.join(directory, "context.json")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    os.write(fd, payload)
+    os.close(fd)
+    made_dir, made_file = os.lstat(directory), os.lstat(path)  # checked before
+    if made_dir.st_mode & 0o777 != 0o700 or made_file.st_mode & 0o777 != 0o600:
+        os.chmod(directory, 0o700)  # only under a umask that takes owner bits
+        os.chmod(path, 0o600)
+    done = subprocess.run(argv, input=stdin, capture_output=True,
+                          env={**env, "WAZA_GRADING_CONTEXT": path})
+    assert same(directory, made_dir) and same(path, made_file)  # and after the grader
+    os.unlink(path)
+    os.rmdir(directory)
+    return done.returncode, done.stdout.decode(errors="replace").strip()
+
+def grade_run(run):
+    payload, stdin = context(run), (run.get("final_output") or "").encode()
+    run["validations"] = {}
+    for index, argv in enumerate(argvs):
+        code, out = grade(argv, stdin, payload)
+        run["validations"][f"g{index}"] = {"identifier": f"g{index}", "type": "program",
+            "score": 1 if code == 0 else 0, "passed": code == 0, "feedback": out}
+    return all(code["passed"] for code in run["validations"].values())
+
+with ThreadPoolExecutor(jobs) as pool:
+    passed = list(pool.map(grade_run, [run for task in doc["tasks"] for run in task["runs"]]))
+with open(output, "w", encoding="utf-8") as stream:
+    json.dump(doc, stream)
+sys.exit(0 if all(passed) else 1)
+"""
+
+
+def contract_floor(graders: Sequence[Grader], jobs: int, output: str) -> list[str]:
+    """The contract's floor: the bare pool plus what waza's program grader requires of every
+    execution (program-grader.md) and nothing else. Per run, its evidence serialized once
+    (context.json's fields, tool calls derived from the transcript); per execution, a fresh
+    private directory (0700) holding context.json (0600), both checked before the grader
+    starts and after it exits, then removed; the results file read once and written once.
+    What waza-ci does beyond this is overhead."""
+    argvs = [[grader.command, *grader.args] for grader in graders]
+    return [sys.executable, "-c", CONTRACT_FLOOR, str(jobs), json.dumps(argvs), output]
 
 
 def median_of(repeats: int, argv: Sequence[str], cwd: Path) -> Measured:

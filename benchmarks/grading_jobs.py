@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _project import Row
+
 from waza_ci.sandbox.privatedir import create_context_file, verify_and_remove
 from waza_ci.sandbox.program import run_program
 
@@ -97,6 +99,40 @@ def time_private_dir_overhead(root: Path) -> tuple[float, float]:
         verify_and_remove(context)
         private.append(time.perf_counter() - started)
     return statistics.median(bare), statistics.median(private)
+
+
+def rows() -> list[Row]:
+    """The speed-up at each --jobs (context for jobs_speedup.py's goal) and one grader start
+    with and without its private context directory."""
+    result = []
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp)
+        args = build_project(root)
+        baseline = time_grade(root, args, 1)
+        for jobs in JOBS[1:]:
+            seconds = time_grade(root, args, jobs)
+            result.append(
+                Row(
+                    f"--jobs {jobs} vs --jobs 1 (48 x python sleeping {SLEEP_S} s)",
+                    f"{seconds:.2f} s",
+                    f"{baseline:.2f} s",
+                    baseline / seconds,
+                    f"speed-up (ideal {jobs}x)",
+                    None,
+                )
+            )
+        bare, private = time_private_dir_overhead(root)
+        result.append(
+            Row(
+                "one grader start with its private context dir (100 kB)",
+                f"{private * 1000:.1f} ms",
+                f"bare start {bare * 1000:.1f} ms",
+                private / bare,
+                "-",
+                None,
+            )
+        )
+    return result
 
 
 def main() -> None:

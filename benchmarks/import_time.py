@@ -57,12 +57,12 @@ def rows(repeats: int) -> list[Row]:
             imports <= GOAL_S,
         ),
         Row(
-            "waza-ci grade --help (wall)",
-            f"{help_s:.3f} s",
+            "waza-ci grade --help minus bare Python (wall)",
+            f"{help_s:.3f} s - {bare_s:.3f} s = {help_s - bare_s:.3f} s",
             f"python -c pass {bare_s:.3f} s",
             help_s / bare_s,
             "<= 0.15 s",
-            help_s <= GOAL_S,
+            help_s - bare_s <= GOAL_S,
         ),
     ]
 

@@ -20,6 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _project import Row
+
 from tests.report import factories
 from waza_ci.report._text import clean
 from waza_ci.report.annotations import build_annotations
@@ -56,10 +58,7 @@ def _median_seconds(action: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
-    runs = parser.parse_args().runs
+def _cases() -> list[tuple[str, GradeSummary, str]]:
     cases: list[tuple[str, GradeSummary, str]] = []
     for label, size in (("10 KiB output", 10 * 1024), ("1 MiB output", 1024**2)):
         text = _output(size)
@@ -69,11 +68,40 @@ def main() -> None:
     huge = factories.huge_summary(tasks=2_000)
     every_text = "\n".join(v.feedback for r in huge.runs for v in r.verdicts)
     cases.append(("2,000 failing tasks", huge, every_text))
-    print("| case | report (s) | one clean() pass (s) | ratio |")
-    print("|---|---:|---:|---:|")
-    for label, summary, baseline_text in cases:
+    return cases
+
+
+def measure(runs: int) -> list[tuple[str, float, float]]:
+    """(case, report seconds, one clean() pass seconds) for each case."""
+    timed = []
+    for label, summary, baseline_text in _cases():
         report_s = _median_seconds(lambda s=summary: _report_everything(s), runs)  # type: ignore[misc]
         base_s = _median_seconds(lambda t=baseline_text: clean(t), runs)  # type: ignore[misc]
+        timed.append((label, report_s, base_s))
+    return timed
+
+
+def rows(runs: int) -> list[Row]:
+    return [
+        Row(
+            f"report: {label}",
+            f"{report_s:.3f} s",
+            f"one clean() {base_s:.3f} s",
+            report_s / base_s,
+            "-",
+            None,
+        )
+        for label, report_s, base_s in measure(runs)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    runs = parser.parse_args().runs
+    print("| case | report (s) | one clean() pass (s) | ratio |")
+    print("|---|---:|---:|---:|")
+    for label, report_s, base_s in measure(runs):
         print(f"| {label} | {report_s:.3f} | {base_s:.3f} | {report_s / base_s:.1f} |")
 
 

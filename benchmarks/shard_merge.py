@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _project import Row
+
 TASKS, RUNS, GRADERS = 16, 2, 2
 SLEEP_S = 0.5
 SHARDS = 4
@@ -129,7 +131,8 @@ def make_partials(root: Path, jobs: int) -> tuple[float, list[str]]:
     return time.perf_counter() - started, partials
 
 
-def speed_up(root: Path) -> None:
+def speed_up(root: Path) -> tuple[float, float, float]:
+    """(unsharded, shards side by side, merge) seconds; printed as it goes."""
     root.mkdir()
     build_suite(root, TASKS, RUNS, GRADERS, [shutil.which("sleep") or "sleep", str(SLEEP_S)])
     executions = TASKS * RUNS * GRADERS
@@ -148,9 +151,11 @@ def speed_up(root: Path) -> None:
     print(f"  {SHARDS} shards side by side, --jobs 1 each:       {shards:7.2f} s")
     print(f"  merge:                                      {merge:7.2f} s")
     print(f"  speed-up (unsharded / (shards + merge)):    {whole / (shards + merge):7.2f}x\n")
+    return whole, shards, merge
 
 
-def merge_cost(root: Path, tasks: int, runs: int, graders: int) -> None:
+def merge_cost(root: Path, tasks: int, runs: int, graders: int) -> tuple[float, float]:
+    """(merge wall seconds, the shards' seconds side by side); printed too."""
     root.mkdir()
     build_suite(root, tasks, runs, graders, ["true"])
     shards, partials = make_partials(root, jobs=2)
@@ -163,6 +168,35 @@ def merge_cost(root: Path, tasks: int, runs: int, graders: int) -> None:
         f"graders), {SHARDS} partials of {size / SHARDS / 1e6:.1f} MB each: merge {wall:.2f} s "
         f"wall, {cpu:.2f} s CPU (the {SHARDS} shards took {shards:.1f} s side by side)"
     )
+    return wall, shards
+
+
+def rows() -> list[Row]:
+    with tempfile.TemporaryDirectory() as temp:
+        whole, shards, merge = speed_up(Path(temp) / "speed")
+        result = [
+            Row(
+                f"{SHARDS} shards + merge vs one grading (sleeping graders)",
+                f"{shards + merge:.2f} s",
+                f"unsharded {whole:.2f} s",
+                whole / (shards + merge),
+                "speed-up",
+                None,
+            )
+        ]
+        for number, (tasks, runs, graders) in enumerate(MERGE_SHAPES):
+            wall, shards_s = merge_cost(Path(temp) / f"merge-{number}", tasks, runs, graders)
+            result.append(
+                Row(
+                    f"merge of {tasks * runs * graders:,} executions ({runs} runs/task)",
+                    f"{wall:.2f} s",
+                    f"the shards {shards_s:.2f} s",
+                    wall / shards_s,
+                    "-",
+                    None,
+                )
+            )
+    return result
 
 
 def main() -> None:

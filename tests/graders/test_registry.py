@@ -3,6 +3,9 @@ keep their saved verdicts; `expected:` checks are found only among synthetic gra
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from waza_ci.errors import Location
 from waza_ci.graders import KINDS, SYNTHETIC_KINDS, kind_of
 from waza_ci.graders.programs.program import ProgramGrader
@@ -67,3 +70,28 @@ def test_expected_checks_are_only_synthetic() -> None:
 def test_every_registered_kind_is_keyed_by_its_own_name() -> None:
     for name, kind in {**KINDS, **SYNTHETIC_KINDS}.items():
         assert kind.kind == name
+
+
+_LOAD_ONE_KIND = """\
+import sys
+from waza_ci.errors import Location
+from waza_ci.graders import KINDS, is_regraded, kind_of
+from waza_ci.waza.spec import GraderSpec, ProgramConfig
+program = ProgramConfig("true", None, None)
+grader = GraderSpec("g", "program", 1.0, Location("eval.yaml", 1), program)
+assert is_regraded(GraderSpec("j", "json_schema", 1.0, Location("eval.yaml", 2), None))
+assert "json_schema" in KINDS and len(KINDS) == 12
+first = kind_of(grader)
+assert kind_of(grader) is first
+loaded = sorted(m for m in sys.modules if m.startswith("waza_ci.graders.") and m.count(".") > 2)
+print(loaded, "re2" in sys.modules, "jsonschema_specifications" in sys.modules)
+"""
+
+
+def test_a_kind_loads_on_first_use_and_alone() -> None:
+    # Start-up cost: a program-only spec never imports the other kinds or their libraries,
+    # though every kind's name is known.
+    done = subprocess.run(
+        [sys.executable, "-c", _LOAD_ONE_KIND], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["['waza_ci.graders.programs.program']", "False", "False"]

@@ -49,7 +49,7 @@ from waza_ci.report.reasons import (
 )
 from waza_ci.report.screen import verdict_line
 from waza_ci.report.text import render_text
-from waza_ci.waza.scoring import PROBLEM_NOT_STARTED, Diagnosis, GradeSummary
+from waza_ci.waza.scoring import Diagnosis, GradeSummary, Problem
 from waza_ci.waza.scoring import Verdict as Graded
 
 # --- the outcomes ---------------------------------------------------------------------------
@@ -345,7 +345,7 @@ def _not_started(exit_error: str) -> Graded:
     return verdict(
         "g",
         error=f"Program exited with error: {exit_error}",
-        diagnosis=Diagnosis(exit_error=exit_error, problem=PROBLEM_NOT_STARTED),
+        diagnosis=Diagnosis(exit_error=exit_error, problem=Problem.NOT_STARTED),
     )
 
 

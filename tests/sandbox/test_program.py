@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import resource
+import selectors
 import shutil
 import signal
 import sys
@@ -406,6 +407,38 @@ def test_an_escaped_grandchild_holding_the_pipes_does_not_hang_us(started_pids: 
     assert outcome.passed and not outcome.timed_out
     assert took < PIPE_GRACE_S + 5.0
     assert not is_gone(escaped_pid), "the scenario needs a grandchild still holding the pipes"
+
+
+def test_waiting_for_an_escaped_grandchilds_pipes_sleeps_rather_than_spins(
+    started_pids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Once the leader has exited its pidfd stays readable; watched any longer it would wake
+    # every select at once for the whole grace period (thousands of wake-ups). Waiting on the
+    # pipes alone, the supervisor wakes a handful of times.
+    wakeups: list[int] = []
+    real_select = selectors.PollSelector.select
+
+    def counting_select(
+        self: selectors.PollSelector, timeout: float | None = None
+    ) -> list[tuple[selectors.SelectorKey, int]]:
+        wakeups.append(1)
+        return real_select(self, timeout)
+
+    monkeypatch.setattr(selectors.PollSelector, "select", counting_select)
+    outcome = run(
+        python(
+            """
+            import subprocess, sys
+            escaped = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+            )
+            print(escaped.pid, flush=True)
+            """
+        )
+    )
+    started_pids.append(int(outcome.stdout))
+    assert outcome.passed
+    assert len(wakeups) < 50, f"{len(wakeups)} wake-ups while the pipes drained"
 
 
 @pytest.mark.slow

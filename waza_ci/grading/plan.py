@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError, Location, closest_first, did_you_mean, few
-from waza_ci.graders import KINDS, kind_of
+from waza_ci.graders import KINDS, is_regraded, kind_of
 from waza_ci.graders.session.digest import derived_skills
 from waza_ci.graders.session.skill_invocation import SKILL_INVOCATION
 from waza_ci.waza.kinds import MODEL_KINDS
@@ -56,7 +56,7 @@ class GradingPlan:
 
 def regraded_graders(task: TaskSpec) -> tuple[GraderSpec, ...]:
     """The task's graders that waza-ci runs again (their kind is registered)."""
-    return tuple(g for g in task.graders if kind_of(g) is not None)
+    return tuple(g for g in task.graders if is_regraded(g))
 
 
 def _in_process(grader: GraderSpec) -> bool:

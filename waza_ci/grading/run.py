@@ -71,17 +71,25 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
         stop_if_cancelled()
         return graded
     enable_orphan_adoption()
-    GUARD.start()  # before the census below, so the watchman is not taken for an orphan
-    before = child_pids()  # a library caller's own children are none of our business
+    # A library caller's own children are none of our business, nor is the watchman. Counted
+    # before the watchman starts: a process with no child at all (the command line's, at its
+    # first grading) then needs one system call instead of a read of every process's stat.
+    before = child_pids()
+    GUARD.start()
+    if GUARD.pid is not None:
+        before |= {GUARD.pid}
     try:
         with ThreadPoolExecutor(max_workers=max(1, setup.jobs)) as pool:
-            running = pool.map(execute, [plan.executions[i] for i in processes])
+            running = [pool.submit(execute, plan.executions[i]) for i in processes]
             for index, result in zip(
                 in_process, _grade_in_process(plan, in_process, setup), strict=True
             ):
                 results[index] = result
-            for index, result in zip(processes, running, strict=True):
-                results[index] = result
+        # Collected once the pool has finished (leaving `with` waits for every execution):
+        # waiting on each result in turn would wake this thread, and hand it the GIL, once
+        # per execution while the workers need it.
+        for index, future in zip(processes, running, strict=True):
+            results[index] = future.result()
     finally:
         # Every grader has been reaped; whatever still runs escaped its process group.
         kill_orphans(spare=before)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from waza_ci.graders import kind_of
+from waza_ci.graders import is_regraded
 from waza_ci.grading.run import ExecutionResult
 from waza_ci.waza.results import SavedRun, SavedVerdict
 from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, Status, Verdict, run_status
@@ -31,7 +31,7 @@ def merge_run(
     saved_raw = raw_run.get("validations") or {}
     if run.errored:
         return MergedRun(errored_run_grade(run), dict(saved_raw))
-    kept_names = {grader.name for grader in task.graders if kind_of(grader) is None}
+    kept_names = {grader.name for grader in task.graders if not is_regraded(grader)}
     saved = run.validations or {}
     raw: dict[str, Any] = {}
     verdicts: dict[str, Verdict] = {}

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 # Go's syscall signal names on Linux (what `signal: <name>` prints); others are "signal N".
 _GO_SIGNAL_NAMES = {
@@ -149,7 +148,7 @@ def _find_on_path(name: str, search_path: str, cwd: str) -> str | None:
 
 def _is_executable_file(path: str) -> bool:
     try:
-        mode = Path(path).stat().st_mode
+        mode = os.stat(path).st_mode
     except OSError:
         return False
     if stat.S_ISDIR(mode):
@@ -162,7 +161,7 @@ def check_working_directory(cwd: str) -> None:
     if not cwd:
         return
     try:
-        Path(cwd).stat()
+        os.stat(cwd)
     except OSError as error:
         raise CannotStart(f"chdir {cwd}: {go_errno_text(error)}") from error
 

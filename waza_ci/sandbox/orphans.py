@@ -11,7 +11,6 @@ import contextlib
 import ctypes
 import os
 import signal
-from pathlib import Path
 
 _PR_SET_CHILD_SUBREAPER = 36
 _ORPHAN_ROUNDS = 10
@@ -30,7 +29,18 @@ def enable_orphan_adoption() -> bool:
 
 def child_pids() -> frozenset[int]:
     """This process's children right now (to spare, later, those that were not graders')."""
+    if not _has_children():
+        return frozenset()  # one system call, where listing them reads every process's stat
     return frozenset(_child_pids())
+
+
+def _has_children() -> bool:
+    """False only when this process has no child at all (waitid's ECHILD); reaps nothing."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
 
 
 def kill_orphans(spare: frozenset[int] = frozenset()) -> int:
@@ -56,16 +66,20 @@ def kill_orphans(spare: frozenset[int] = frozenset()) -> int:
 
 
 def _child_pids() -> list[int]:
-    me = str(os.getpid())
+    # Every process's stat file is read (twice per grading): bytes and plain os calls, which
+    # cost a third less than pathlib's objects and decoding on a machine with many processes.
+    me = str(os.getpid()).encode()
     children = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
             continue
         try:
+            with open(f"/proc/{name}/stat", "rb") as status:
+                line = status.read()
             # The command name (field 2) may hold spaces and parentheses; fields after it do not.
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = line.rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if fields[1] == me:
-            children.append(int(entry.name))
+        if len(fields) > 1 and fields[1] == me:
+            children.append(int(name))
     return children

@@ -205,27 +205,47 @@ def _make_private_directory(parent_fd: int, parent: str) -> str:
 def _fill_directory(
     parent_fd: int, name: str, payload: bytes
 ) -> tuple[FileIdentity, FileIdentity, tuple[int, int]]:
-    """Set the directory's mode, write context.json exclusively; return both identities and
-    the two open descriptors that keep them pinned."""
-    # Under a umask such as 0o777 mkdir gave mode 000, which only root could open: set the
-    # mode first. The name is fresh and unpredictable, and open() below refuses a symlink.
-    # chmod, unlike mkdir, ignores the umask: the mode is now exactly 0700.
-    os.chmod(name, _DIRECTORY_MODE, dir_fd=parent_fd)
-    directory_fd = os.open(name, _OPEN_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
+    """Give the directory and context.json their exact modes, write the file exclusively;
+    return both identities and the two open descriptors that keep them pinned."""
+    directory_fd = _open_directory(parent_fd, name)
     try:
-        # open applies the umask; the contract wants the exact mode regardless.
+        # mkdir and open apply the umask, which can only take bits away from 0700 and 0600:
+        # neither entry is ever more open than the contract allows, and a mode the umask
+        # narrowed is set exactly (fchmod ignores the umask). The fstat that proves the mode
+        # is the one that records the identity, so the usual umask costs no system call.
+        directory_status = _with_mode(directory_fd, _DIRECTORY_MODE)
         file_fd = os.open(CONTEXT_FILE_NAME, _CREATE_FILE, _FILE_MODE, dir_fd=directory_fd)
         try:
-            os.fchmod(file_fd, _FILE_MODE)
+            file_status = _with_mode(file_fd, _FILE_MODE)
             _write_all(file_fd, payload)
-            file_identity = FileIdentity.of(os.fstat(file_fd))
         except BaseException:
             os.close(file_fd)
             raise
-        return FileIdentity.of(os.fstat(directory_fd)), file_identity, (directory_fd, file_fd)
+        held = (directory_fd, file_fd)
+        return FileIdentity.of(directory_status), FileIdentity.of(file_status), held
     except BaseException:
         os.close(directory_fd)
         raise
+
+
+def _open_directory(parent_fd: int, name: str) -> int:
+    """The fresh directory, opened; the name is unpredictable and O_NOFOLLOW refuses a
+    symlink. Under a umask such as 0o777 mkdir gave mode 000, which only root can open: then
+    the mode is set by name first (chmod ignores the umask) and the open tried again."""
+    try:
+        return os.open(name, _OPEN_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
+    except PermissionError:
+        os.chmod(name, _DIRECTORY_MODE, dir_fd=parent_fd)
+        return os.open(name, _OPEN_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
+
+
+def _with_mode(fd: int, mode: int) -> os.stat_result:
+    """The entry's status once its permission bits are exactly `mode`."""
+    status = os.fstat(fd)
+    if stat.S_IMODE(status.st_mode) != mode:
+        os.fchmod(fd, mode)
+        status = os.fstat(fd)
+    return status
 
 
 def _write_all(fd: int, payload: bytes) -> None:

@@ -209,7 +209,7 @@ class _Supervisor:
         self._process = process
         self._pending_stdin = memoryview(stdin)
         self._deadline = deadline
-        self._selector = selectors.DefaultSelector()
+        self._selector = _new_selector()
         self._pidfd: int | None = None
         self._stdin_pipe: IO[bytes] | None = process.stdin
         self._output_pipes = [(process.stdout, stdout), (process.stderr, stderr)]
@@ -228,11 +228,20 @@ class _Supervisor:
         try:
             self._register()
             while not self._finished():
-                for key, _events in self._selector.select(self._select_timeout()):
-                    self._handle(key.fd)
+                # Without a pidfd the leader is polled on every wake-up; with one, only once
+                # it has turned readable (the leader exited) or nothing woke us (a deadline):
+                # a waitid per pipe event would be a system call for nothing.
+                look_at_leader = self._pidfd is None
+                events = self._selector.select(self._select_timeout())
+                for key, _events in events:
+                    if key.fd == self._pidfd:
+                        look_at_leader = True
+                    else:
+                        self._handle(key.fd)
                 if cancelled() and not self.cancelled:
                     self._cancel()
-                self._check_leader()
+                if look_at_leader or not events or self.cancelled or self.timed_out:
+                    self._check_leader()
                 if not self._leader_exited and time.monotonic() >= self._deadline:
                     self.timed_out = True
                     _kill_group(self._process.pid)
@@ -286,7 +295,11 @@ class _Supervisor:
             self._stop_feeding_stdin()
             return
         os.set_blocking(self._stdin_pipe.fileno(), False)
-        self._selector.register(self._stdin_pipe.fileno(), selectors.EVENT_WRITE)
+        # A fresh pipe takes 64 KiB at once on Linux: most agent outputs are written (and
+        # stdin closed) here, without waiting for select to say the pipe is writable.
+        self._feed_stdin()
+        if self._stdin_pipe is not None:
+            self._selector.register(self._stdin_pipe.fileno(), selectors.EVENT_WRITE)
 
     def _feed_stdin(self) -> None:
         assert self._stdin_pipe is not None
@@ -329,6 +342,10 @@ class _Supervisor:
             return
         self._exit_error = leader_exit.exit_error
         self._leader_exited = True
+        if self._pidfd is not None:
+            # It stays readable from now on: watched any longer, it would wake every select
+            # at once while the pipes drain.
+            self._selector.unregister(self._pidfd)
         # Children left behind are killed; only an escaped process can keep the pipes open now.
         _kill_group(self._process.pid)
         self._stop_feeding_stdin()
@@ -368,6 +385,17 @@ def _peek_exit(process: subprocess.Popen[bytes]) -> _LeaderExit | None:
     if result is None:
         return None
     return _LeaderExit(go_exit_text(result.si_code, result.si_status))
+
+
+def _new_selector() -> selectors.BaseSelector:
+    """poll(2) where there is one: a supervisor watches four or five descriptors for a few
+    milliseconds, and poll needs no kernel object of its own, where epoll costs a descriptor
+    and a system call for every descriptor registered and unregistered."""
+    poll_selector = getattr(selectors, "PollSelector", None)
+    if poll_selector is not None:
+        selector: selectors.BaseSelector = poll_selector()
+        return selector
+    return selectors.DefaultSelector()
 
 
 def _open_pidfd(pid: int) -> int | None:
