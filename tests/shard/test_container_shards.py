@@ -148,6 +148,8 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
             "eval": env["env.EVAL_FILE"],
             "results": f"{download['path']}/results.json",
             "check-name": "unsharded",
+            # the same report as the merge job asks for, so summaries and outputs compare
+            "html-report": str(step(merge_job, ACTION)["with"]["html-report"]),
         }
     )
     assert alone.exit_code == 1, alone.log

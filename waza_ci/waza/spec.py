@@ -374,6 +374,8 @@ def describe(name: str) -> str:
 
 def is_results_file(path: Path) -> bool:
     """A JSON object with `eval_name` or `tasks` of runs: what `waza run --output` writes."""
+    if not path.is_file():  # a FIFO or a device is never sniffed (reading could block)
+        return False
     try:
         with path.open("rb") as stream:
             head = stream.read(65536).decode("utf-8", "replace")
