@@ -243,11 +243,6 @@ class Report:
         return self.decision.verdict
 
     @property
-    def setup_rows(self) -> tuple[GraderResult, ...]:
-        """The (task, grader) rows whose grader could not run."""
-        return tuple(row for row in self.problems if row.setup)
-
-    @property
     def flipped(self) -> tuple[GraderResult, ...]:
         """Rows with a run whose verdict changed since the results were saved."""
         return tuple(row for task in self.tasks for row in task.graders if row.flips)
