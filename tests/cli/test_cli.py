@@ -1014,9 +1014,10 @@ def test_sigterm_kills_graders_removes_context_dirs_and_writes_nothing(
         text=True,
     )
     deadline = time.monotonic() + 20
-    while not pid_file.exists() and time.monotonic() < deadline:
+    # The file exists once opened, before the pid is in it: wait for the pid itself.
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert pid_file.exists(), "the grader never started"
+    assert pid_file.exists() and pid_file.read_text(), "the grader never started"
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
     stdout, stderr = process.communicate(timeout=20)
