@@ -2,7 +2,7 @@
 """The container's entry point: run the waza-ci action with the runner's environment."""
 
 from waza_ci.sandbox.isolation import scrubbed_environment
-from waza_ci.sandbox.signals import exit_on_signals
+from waza_ci.sandbox.signals import end_process, exit_on_signals
 
 
 def main() -> int:
@@ -14,4 +14,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    end_process(main())

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _project import Row
+from _project import Row, waza_ci
 
 from waza_ci.sandbox.privatedir import create_context_file, verify_and_remove
 from waza_ci.sandbox.program import run_program
@@ -72,7 +72,7 @@ def time_grade(root: Path, args: list[str], jobs: int) -> float:
     for _ in range(REPEATS):
         started = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "waza_ci", *args, "--jobs", str(jobs)],
+            waza_ci(args, "--jobs", str(jobs)),
             cwd=root,
             capture_output=True,
             check=False,

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _project import Row
+from _project import Row, waza_ci
 
 from tests.report.browser import CHROMIUM_ARGS, chromium_path
 
@@ -84,7 +84,7 @@ def _project(folder: Path, tasks: int, runs: int, transcript_bytes: int) -> Path
 def _grade(folder: Path) -> Path:
     args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
     subprocess.run(
-        [sys.executable, "-m", "waza_ci", *args, "--html", "report.html", "--jobs", "2"],
+        waza_ci(args, "--html", "report.html", "--jobs", "2"),
         cwd=folder,
         capture_output=True,
         check=False,

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from _project import Row, median
+from _project import Row, installed_bytecode, median, waza_ci
 
 GOAL_S = 0.15
 
@@ -27,6 +27,7 @@ def _wall(argv: Sequence[str]) -> float:
 
 
 def import_seconds() -> float:
+    installed_bytecode()
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import waza_ci.cli.main"],
         capture_output=True,
@@ -44,7 +45,7 @@ def rows(repeats: int) -> list[Row]:
     imports = median([import_seconds() for _ in range(repeats)])
     helps, bares = [], []
     for _ in range(repeats):
-        helps.append(_wall([sys.executable, "-m", "waza_ci", "grade", "--help"]))
+        helps.append(_wall(waza_ci(["grade", "--help"])))
         bares.append(_wall([sys.executable, "-c", "pass"]))
     help_s, bare_s = median(helps), median(bares)
     return [

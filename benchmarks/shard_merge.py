@@ -24,12 +24,11 @@ import resource
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _project import Row
+from _project import Row, waza_ci
 
 TASKS, RUNS, GRADERS = 16, 2, 2
 SLEEP_S = 0.5
@@ -91,7 +90,7 @@ def grade_args(root: Path) -> list[str]:
 
 def start(args: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "waza_ci", *args],
+        waza_ci(args),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

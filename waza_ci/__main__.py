@@ -4,15 +4,17 @@ Signals are handled before `waza_ci.cli.main` (and pydantic with it) is imported
 during start-up ends with one line, not a traceback.
 """
 
-from waza_ci.sandbox.signals import exit_on_signals
+from typing import NoReturn
+
+from waza_ci.sandbox.signals import end_process, exit_on_signals
 
 
-def main() -> int:
+def main() -> NoReturn:
     exit_on_signals()
     from waza_ci.cli.main import main as cli_main  # noqa: PLC0415 - after the handlers are in place
 
-    return cli_main()
+    end_process(cli_main())
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    main()

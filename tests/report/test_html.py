@@ -4,11 +4,14 @@ test_html_browser.py."""
 
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +19,6 @@ import pytest
 
 from tests.conftest import DEMO, Project, run_cli_process
 from tests.report import browser as browser_module
-from waza_ci.cli.arguments import HTML_MAX_TEXT_KIB
-from waza_ci.report.html import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.html.data import Bounds
 from waza_ci.report.html.evidence import Budget, conversation
 from waza_ci.report.html.page import _scrub, _scrubber, asset, embed_json
@@ -42,10 +43,6 @@ def embedded(page: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def demo_page(tmp_path_factory: pytest.TempPathFactory) -> str:
     return grade_demo(tmp_path_factory.mktemp("html")).read_text(encoding="utf-8")
-
-
-def test_the_cli_default_bound_is_the_reports() -> None:
-    assert HTML_MAX_TEXT_KIB == DEFAULT_MAX_TEXT_KIB
 
 
 def test_embedded_json_cannot_end_its_element_and_means_the_same() -> None:
@@ -324,3 +321,34 @@ def test_a_runner_path_cut_short_leaves_nothing_of_it() -> None:
     assert _scrub(pattern, shortened) == "FileNotFoundError: …"
     assert _scrub(pattern, head_cut) == "x \\n… 3 lines cut (9 bytes) …"
     assert _scrub(pattern, other) == other
+
+
+_GRADE_THEN_LIST_MODULES = """\
+import sys
+from waza_ci.cli.main import main
+code = main(sys.argv[1:])
+print(sorted(name for name in sys.modules if name.startswith("waza_ci.report.html")))
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_the_report_is_loaded_only_when_asked_for(tmp_path: Path, asked: bool) -> None:
+    # Issue 27: the HTML report adds nothing to a grading that does not ask for it, not even
+    # its import (about 12 ms of every start-up when the engine imported it).
+    demo = tmp_path / "demo"
+    shutil.copytree(DEMO, demo)
+    args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
+    done = subprocess.run(
+        [sys.executable, "-c", _GRADE_THEN_LIST_MODULES, *args, *(["--html", "r.html"] * asked)],
+        cwd=demo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    loaded = ast.literal_eval(done.stdout.splitlines()[-1])
+    if asked:
+        assert "waza_ci.report.html.page" in loaded and (demo / "r.html").is_file()
+    else:
+        assert loaded == ["waza_ci.report.html", "waza_ci.report.html.limits"]

@@ -219,3 +219,51 @@ def test_the_action_ends_on_sigterm_with_one_line_and_143(
     assert "Traceback" not in stdout + stderr
     assert outputs.read_text() == "" and summary.read_text() == "", "nothing written"
     assert list((tmp_path / "temp").iterdir()) == []
+
+
+_END_AFTER_WRITING = """\
+import sys
+from waza_ci.sandbox.signals import end_process
+sys.stdout.write("out:" + "o" * 5000)
+sys.stderr.write("err:" + "e" * 5000)
+if sys.argv[1:] == ["wait"]:
+    sys.stdin.read()
+end_process(int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+"""
+
+
+def _without_unbuffered() -> dict[str, str]:
+    # Block-buffered streams (a pipe, no PYTHONUNBUFFERED): only a flush delivers what is held.
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
+def test_end_process_delivers_both_streams_and_keeps_the_code() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _END_AFTER_WRITING],
+        capture_output=True,
+        text=True,
+        env=_without_unbuffered(),
+        cwd=ROOT,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        3,
+        "out:" + "o" * 5000,
+        "err:" + "e" * 5000,
+    )
+
+
+def test_end_process_on_a_closed_pipe_does_not_pass() -> None:
+    # CPython's own exit turns an unflushable stdout into 120; ending early must not lose that.
+    child = subprocess.Popen(
+        [sys.executable, "-c", _END_AFTER_WRITING, "wait", "0"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=_without_unbuffered(),
+        cwd=ROOT,
+    )
+    assert child.stdout is not None and child.stdin is not None
+    child.stdout.close()  # the reader goes away before the child flushes
+    child.stdin.close()
+    assert child.wait(timeout=30) == 120

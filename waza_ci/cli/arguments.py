@@ -16,10 +16,7 @@ from waza_ci.errors import EXIT_INPUT_ERROR, InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.policy import FailOn
 from waza_ci.report._text import for_log  # re only: cheap
-
-HTML_MAX_TEXT_KIB = 8
-"""report/html/data.py's DEFAULT_MAX_TEXT_KIB (a test keeps them equal): importing it would
-load the report on `--help`."""
+from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB  # a constant, nothing imported
 
 if TYPE_CHECKING:
     from waza_ci.shard.plan import Shard
@@ -144,7 +141,7 @@ def _add_report_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--html-max-text-kib",
         type=_positive_int,
-        default=HTML_MAX_TEXT_KIB,
+        default=DEFAULT_MAX_TEXT_KIB,
         metavar="N",
         help="the HTML report's size bound: each text keeps at most N KiB (head and tail), "
         "each run's transcript 8 N KiB (default: %(default)s)",

@@ -15,12 +15,12 @@ from typing import Any
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
 from waza_ci.report._text import clean, one_line, shorten
 from waza_ci.report.html.evidence import Budget, run_evidence, tokens_of
+from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import GraderResult, Report, Source, TaskResult
 from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.scoring import GradeSummary, RunGrade, Status, TaskGrade, Verdict
 
 KIB = 1024
-DEFAULT_MAX_TEXT_KIB = 8
 RUN_TEXTS = 8
 """A run's transcript keeps at most this many texts' worth (64 KiB at the default)."""
 REPORT_TEXTS = 1024
