@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.sandbox.test_signals import alive, dead, wait_for
 from waza_ci.sandbox import program
-from waza_ci.sandbox.groupguard import GUARD, GroupGuard
+from waza_ci.sandbox.groupguard import GUARD, READ_EVERY_S, GroupGuard
 
 
 def run_script(source: str) -> subprocess.Popen[str]:
@@ -159,3 +159,55 @@ def _spawn_keywords(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
     monkeypatch.setattr(subprocess, "Popen", recording)  # program.py calls subprocess.Popen
     return seen
+
+
+def _wake_ups(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("voluntary_ctxt_switches:")[1].split()[0])
+
+
+def test_the_watchman_wakes_per_interval_not_per_line() -> None:
+    # Two lines per grader: a reader woken by each took a core from the graders (issue 27).
+    guard = GroupGuard()
+    assert guard.start()
+    watchman = guard.pid
+    assert watchman is not None
+    try:
+        time.sleep(0.2)  # started and blocked on its first read
+        before = _wake_ups(watchman)
+        started = time.monotonic()
+        for number in range(300):  # pgids far above pid_max's default: nothing real
+            guard.watch(4_000_000 + number)
+            guard.forget(4_000_000 + number)
+            time.sleep(0.001)
+        elapsed = time.monotonic() - started
+        woken = _wake_ups(watchman) - before
+        intervals = elapsed / READ_EVERY_S
+        assert woken <= 2 * intervals + 5, f"{woken} wake-ups for 600 lines in {elapsed:.2f} s"
+    finally:
+        os.kill(watchman, signal.SIGKILL)
+        os.waitpid(watchman, 0)
+
+
+def test_a_line_cut_between_two_reads_still_names_its_group(started_pids: list[int]) -> None:
+    script = run_script(
+        f"""
+        import os, signal, subprocess, time
+        from waza_ci.sandbox.groupguard import GroupGuard
+        guard = GroupGuard()
+        assert guard.start()
+        group = subprocess.Popen(["sleep", "60"], start_new_session=True)
+        line = b"+%d\\n" % group.pid
+        os.write(guard._fd, line[:2])
+        time.sleep({READ_EVERY_S} * 3)  # the watchman reads the first half alone
+        os.write(guard._fd, line[2:])
+        print(group.pid, guard.pid, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    assert script.stdout is not None
+    leader, watchman = map(int, script.stdout.readline().split())
+    started_pids.extend([leader, watchman])
+    script.wait(timeout=10)
+    for pid in (leader, watchman):
+        wait_for(partial(dead, pid), timeout=10)
