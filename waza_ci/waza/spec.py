@@ -195,9 +195,9 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -
         if not isinstance(entry, yaml.ScalarNode) or entry.tag != "tag:yaml.org,2002:str":
             raise InputError("each `tasks` entry must be a file glob", at(eval_path, entry))
         matches = [
-            Path(m)
-            for m in sorted(glob.glob(str(base / entry.value), recursive=True))
-            if Path(m).is_file()
+            path
+            for path in map(Path, sorted(glob.glob(str(base / entry.value), recursive=True)))
+            if path.is_file()
         ]
         if not matches:
             warnings.append(
@@ -208,8 +208,9 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -
                 )
             )
         for match in matches:
-            if match.resolve() not in seen:  # two globs naming one file load it once
-                seen.add(match.resolve())
+            resolved = match.resolve()  # a path per component: once per file, not twice
+            if resolved not in seen:  # two globs naming one file load it once
+                seen.add(resolved)
                 yield match
 
 
