@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _project import Row, waza_ci
+from _project import Row, run_measured, waza_ci
 
 from tests.report.browser import CHROMIUM_ARGS, chromium_path
 
@@ -92,6 +92,30 @@ def _grade(folder: Path) -> Path:
     return folder / "report.html"
 
 
+def cost_row(label: str, tasks: int, runs: int, transcript_bytes: int, repeats: int) -> Row:
+    """What asking for the report adds to a grading: the same `waza-ci grade` with and without
+    `--html`, alternately, fastest of `repeats` each. (Without it the report's modules are not
+    even imported: tests/report/test_html.py checks that.)"""
+    with tempfile.TemporaryDirectory(prefix="waza-ci-html-") as temp:
+        folder = Path(temp)
+        _project(folder, tasks, runs, transcript_bytes)
+        args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
+        off, on = [], []
+        for _ in range(repeats):
+            off.append(run_measured(waza_ci(args, "--jobs", "2"), folder).seconds)
+            html = waza_ci(args, "--jobs", "2", "--html", "r.html")
+            on.append(run_measured(html, folder).seconds)
+    added = min(on) - min(off)
+    return Row(
+        f"html report: {label}, grading with --html",
+        f"{min(on):.2f} s (+{added:.2f} s)",
+        f"without --html {min(off):.2f} s",
+        min(on) / min(off),
+        "-",
+        None,
+    )
+
+
 def _open_s(browser: Any, path: Path, selector: str | None) -> tuple[float, float]:
     """Seconds until `selector` is in the page (or the page is loaded), and until the page
     has run its script (DOMContentLoaded: the tasks table is built)."""
@@ -155,10 +179,18 @@ def rows(repeats: int) -> list[Row]:
     ]
 
 
+def cost_rows(repeats: int) -> list[Row]:
+    return [
+        cost_row("100 MB results, 400 runs", 100, 4, 330_000, repeats),
+        cost_row("10,000 runs", 100, 100, 600, repeats),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    for row in rows(parser.parse_args().repeats):
+    repeats = parser.parse_args().repeats
+    for row in [*cost_rows(repeats), *rows(repeats)]:
         print(f"{row.figure}: {row.value} (baseline {row.baseline}; ratio {row.ratio:.2f})")
 
 

@@ -6,7 +6,8 @@ trivial grader per run. waza-ci's peak resident set size is compared with the fi
 with the peak of a plain Python process that only `json.load`s the same file; its wall time
 with the load + spawn + dump floor: a plain Python process that loads the file, spawns the same
 400 graders on the same pool and writes the document once (`_project.bare_pool` with an
-output). Both baselines are measured in the same run.
+output). Both baselines are measured in the same run; waza-ci and the floor run alternately,
+`--repeats` times: the fastest of each counts, and waza-ci's largest peak.
 
     python benchmarks/memory_peak.py [--scale 1.0]
 """
@@ -34,7 +35,7 @@ class MemoryFigures:
     floor_seconds: float
 
 
-def measure(scale: float = 1.0) -> MemoryFigures:
+def measure(scale: float = 1.0, repeats: int = 3) -> MemoryFigures:
     with tempfile.TemporaryDirectory() as temp:
         root = Path(temp)
         graders = [true_grader()]
@@ -46,13 +47,22 @@ def measure(scale: float = 1.0) -> MemoryFigures:
             transcript_bytes=TRANSCRIPT_BYTES,
         )
         size = (root / "results.json").stat().st_size
-        graded = run_measured(waza_ci(args, "--jobs", "2", "--output", "regraded.json"), root)
-        floor = run_measured(bare_pool(graders, 2, "dumped.json"), root, ok_codes=(0,))
+        graded_runs, floor_runs = [], []
+        for _ in range(repeats):  # alternately; the fastest of each counts, the largest peak
+            graded_runs.append(
+                run_measured(waza_ci(args, "--jobs", "2", "--output", "regraded.json"), root)
+            )
+            floor = bare_pool(graders, 2, "dumped.json")
+            floor_runs.append(run_measured(floor, root, ok_codes=(0,)))
         loaded = run_measured(
             [sys.executable, "-c", "import json; json.load(open('results.json'))"], root
         )
     return MemoryFigures(
-        size, graded.peak_rss_bytes, loaded.peak_rss_bytes, graded.seconds, floor.seconds
+        size,
+        max(run.peak_rss_bytes for run in graded_runs),
+        loaded.peak_rss_bytes,
+        min(run.seconds for run in graded_runs),
+        min(run.seconds for run in floor_runs),
     )
 
 
@@ -60,8 +70,8 @@ GOAL = 2.5
 WALL_GOAL = 1.5
 
 
-def rows(scale: float) -> list[Row]:
-    figures = measure(scale)
+def rows(scale: float, repeats: int = 3) -> list[Row]:
+    figures = measure(scale, repeats)
     ratio = figures.waza_ci_peak / figures.file_bytes
     mb = figures.file_bytes / 1e6
     return [
@@ -87,7 +97,9 @@ def rows(scale: float) -> list[Row]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the 100 tasks")
-    figures = measure(parser.parse_args().scale)
+    parser.add_argument("--repeats", type=int, default=3)
+    options = parser.parse_args()
+    figures = measure(options.scale, options.repeats)
     mb = 1e6
     print(f"results file {figures.file_bytes / mb:.1f} MB")
     print(

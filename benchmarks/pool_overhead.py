@@ -45,14 +45,18 @@ def measure(repeats: int, grader_kind: str = "python") -> tuple[float, float]:
 
 def rows(repeats: int, grader_kind: str) -> list[Row]:
     harness, bare = measure(repeats, grader_kind)
+    # The goal is the Python grader's (issue 27). A grader that exits in a millisecond (`true`)
+    # only shows the contract's own work per execution, which the bare pool skips: that row is
+    # context, and contract_floor.py measures what waza-ci adds to the contract.
+    judged = grader_kind == "python"
     return [
         Row(
             f"overhead: 1,000 executions ({grader_kind} grader)",
             f"{harness:.2f} s",
             f"bare pool {bare:.2f} s",
             harness / bare,
-            "<= 1.05x",
-            harness / bare <= GOAL,
+            "<= 1.05x" if judged else "-",
+            harness / bare <= GOAL if judged else None,
         )
     ]
 

@@ -109,7 +109,10 @@ def main() -> None:
         lambda: contract_floor.rows(2_000 if quick else 10_000, 1 if quick else 3),
         lambda: jobs_speedup.rows(repeats),
         lambda: import_time.rows(5 if quick else 9),
-        lambda: memory_peak.rows(0.25 if quick else 1.0),
+        lambda: memory_peak.rows(0.25 if quick else 1.0, 1 if quick else 3),
+        # What the HTML report costs when asked for (it adds nothing, not even an import, when
+        # it is not: tests/report/test_html.py).
+        lambda: html_report.cost_rows(repeats),
         # The rest of the benchmarks.
         lambda: container_rows(options.image, 3 if quick else 5),
         # `true` (a millisecond) shows the harness's whole cost per execution.

@@ -24,7 +24,6 @@ from pathlib import Path
 from _project import Row, bare_pool, interleaved, true_grader, waza_ci, write_project
 
 RUNS, GRADERS, JOBS = 5, 2, 2
-MAX_RATIO = 1.15
 MAX_SPREAD = 1.2
 LARGE = 10_000
 """Sizes from here up are measured once: a run is long enough that noise is a small part."""
@@ -50,15 +49,16 @@ def rows(sizes: list[int], repeats: int = 3) -> list[Row]:
     timings = {size: measure(size, 1 if size >= LARGE else repeats) for size in sizes}
     result = []
     for size, (harness, bare) in timings.items():
-        goal, met = ("<= 1.15x bare", harness / bare <= MAX_RATIO) if size >= LARGE else ("-", None)
+        # Context: against the bare pool a `true` grader shows the contract's own work per
+        # execution; contract_floor.py judges 10,000 executions against what the contract needs.
         result.append(
             Row(
                 f"scaling: {size:,} executions (true)",
                 f"{harness / size * 1000:.2f} ms/exec",
                 f"bare {bare / size * 1000:.2f} ms/exec",
                 harness / bare,
-                goal,
-                met,
+                "-",
+                None,
             )
         )
     result.extend(_slope_rows(timings))
