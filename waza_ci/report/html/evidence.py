@@ -101,17 +101,18 @@ def _item_size(item: Mapping[str, Any]) -> int:
 
 def conversation(transcript: Sequence[Any], budget: Budget) -> list[dict[str, Any]]:
     """The transcript's events as items, within `budget.run_bytes`: the first and the last
-    events, alternately, while they fit; the events between become one `cut` item."""
-    items = [_item(event, budget) for event in transcript]
-    total = sum(_item_size(item) for item in items)
-    if total <= budget.run_bytes:
-        return items
+    events, alternately, while they fit; the events between become one `cut` item (none when
+    every event fits).
+
+    Items are made only as they are taken, so a long transcript costs its budget's worth of
+    work, not its length's (a 100 MB results file of 400 runs and 300,000 events: grading it
+    with `--html` took 3.4 s when every event was made an item first, 1.1 s now)."""
     head: list[dict[str, Any]] = []
     tail: list[dict[str, Any]] = []
-    used, low, high = 0, 0, len(items) - 1
+    used, low, high = 0, 0, len(transcript) - 1
     while low <= high:
         take_head = len(head) <= len(tail)
-        item = items[low] if take_head else items[high]
+        item = _item(transcript[low] if take_head else transcript[high], budget)
         size = _item_size(item)
         if used + size > budget.run_bytes:
             break
@@ -122,6 +123,8 @@ def conversation(transcript: Sequence[Any], budget: Budget) -> list[dict[str, An
         else:
             tail.append(item)
             high -= 1
+    if low > high:
+        return [*head, *reversed(tail)]
     cut = {"k": "cut", "n": high - low + 1}
     return [*head, cut, *reversed(tail)]
 
