@@ -145,9 +145,10 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
     least `min_task_pass_rate` of its runs pass."""
     spec, results_files, plan = prepared.spec, prepared.results_files, prepared.plan
     started = time.monotonic()
-    results = run_plan(plan, prepared.setup)
-    elapsed_ms = round((time.monotonic() - started) * 1000)
-    tasks, regraded = assemble(plan.matches, results_files, results)
+    with _collector_paused():  # already, under evaluate; not for a library caller
+        results = run_plan(plan, prepared.setup)
+        elapsed_ms = round((time.monotonic() - started) * 1000)
+        tasks, regraded = assemble(plan.matches, results_files, results)
     if prepared.shard is not None:
         regraded = partial_files(
             prepared.shard,
@@ -176,11 +177,12 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
     grading of the same inputs gives; also returns the partials' paths. Raises InputError."""
     from waza_ci.shard.merge import merge_partials  # noqa: PLC0415 - its models only load for a merge
 
-    files = load_results_files(patterns)
-    merged = merge_partials(files)
-    regraded = tuple(
-        RegradedFile(replace(f.base, name=f.name), with_digest(f.raw)) for f in merged.files
-    )
+    with _collector_paused():  # already, under evaluate; not for a library caller
+        files = load_results_files(patterns)
+        merged = merge_partials(files)
+        regraded = tuple(
+            RegradedFile(replace(f.base, name=f.name), with_digest(f.raw)) for f in merged.files
+        )
     summary = GradeSummary(
         eval_name=merged.eval_name,
         eval_path=merged.eval_path,
