@@ -16,6 +16,7 @@ from pathlib import Path
 from _project import (
     Row,
     bare_pool,
+    contract_floor,
     interleaved,
     python_grader,
     true_grader,
@@ -59,6 +60,33 @@ def rows(repeats: int, grader_kind: str) -> list[Row]:
             harness / bare <= GOAL if judged else None,
         )
     ]
+
+
+def floor_row(repeats: int) -> Row:
+    """The same 1,000 Python graders against the contract's floor (both writing the results
+    once): how much of the distance to the bare pool is the contract's own work per execution
+    (the private directory and context.json, made, checked and removed; the context
+    serialized), which the bare pool skips and waza-ci may not."""
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp)
+        graders = [python_grader(root)] * 2
+        args = write_project(
+            root, tasks=TASKS, runs=RUNS, graders=graders, transcript_bytes=TRANSCRIPT_BYTES
+        )
+        harness, floor = interleaved(
+            repeats,
+            waza_ci(args, "--jobs", str(JOBS), "--output", "regraded.json"),
+            contract_floor(graders, JOBS, "floored.json"),
+            root,
+        )
+    return Row(
+        "overhead: 1,000 executions (python grader) vs the contract's floor",
+        f"{harness.seconds:.2f} s",
+        f"floor {floor.seconds:.2f} s",
+        harness.seconds / floor.seconds,
+        "-",
+        None,
+    )
 
 
 def main() -> None:
