@@ -4,7 +4,7 @@ Each size is N executions of the cheapest grader (coreutils `true`) over N/10 ta
 2 graders with 1 kB transcripts, `--jobs 2`, whole process. The baseline at each size is a bare
 Python thread pool that reads the same results file and spawns the same commands with the same
 stdin (`_project.bare_pool`), run alternately with waza-ci; each figure is the fastest of
-`--repeats` runs.
+`--repeats` runs (of two from 10,000 executions up).
 
 Linear scaling means a flat marginal cost: the seconds one more execution adds, measured as the
 slope between consecutive sizes from 100 up, (T(b) - T(a)) / (b - a). The start-up both pay once
@@ -26,7 +26,8 @@ from _project import Row, bare_pool, interleaved, true_grader, waza_ci, write_pr
 RUNS, GRADERS, JOBS = 5, 2, 2
 MAX_SPREAD = 1.2
 LARGE = 10_000
-"""Sizes from here up are measured once: a run is long enough that noise is a small part."""
+"""Sizes from here up are measured twice, not `repeats` times: a run is long, and one run alone
+was once 1.6 times its usual time on this machine."""
 
 
 def measure(executions: int, repeats: int = 1) -> tuple[float, float]:
@@ -46,7 +47,7 @@ def measure(executions: int, repeats: int = 1) -> tuple[float, float]:
 def rows(sizes: list[int], repeats: int = 3) -> list[Row]:
     """One row per size (whole-process ms per execution, waza-ci and bare), then the slopes
     between consecutive sizes from 100 up and their spread (max / min)."""
-    timings = {size: measure(size, 1 if size >= LARGE else repeats) for size in sizes}
+    timings = {size: measure(size, 2 if size >= LARGE else repeats) for size in sizes}
     result = []
     for size, (harness, bare) in timings.items():
         # Context: against the bare pool a `true` grader shows the contract's own work per
