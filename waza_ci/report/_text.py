@@ -14,34 +14,36 @@ from waza_ci.sandbox.capture import find_cut_lines
 
 ELLIPSIS = "…"
 
+# The character ranges the patterns below are made of, each written once.
+_C0_BUT_TAB_AND_NEWLINE = r"\x00-\x08\x0b-\x1f"
+_DEL_AND_C1 = r"\x7f-\x9f"
+_SEPARATORS = r"\u2028\u2029"  # line and paragraph separators
+_BIDI = r"\u202a-\u202e\u2066-\u2069"  # bidi embeddings, overrides and isolates
+_SURROGATES = r"\ud800-\udfff"
+
 # Terminal colour/cursor sequences (CSI): graders often print them; they are noise in a report.
 _ANSI_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 # Lone surrogates cannot be encoded as UTF-8; Python's json module lets them through.
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE = re.compile(f"[{_SURROGATES}]")
 # C0/C1 controls except tab and newline, DEL, and the bidi embedding/override/isolate controls
 # (which can make displayed text read differently from what it is).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(f"[{_C0_BUT_TAB_AND_NEWLINE}{_DEL_AND_C1}{_BIDI}]")
+# Whatever `clean` changes (the controls above, carriage returns and colour codes among them,
+# the separators, surrogates): a text with none of these, most of them, is returned as it is
+# after one scan instead of seven.
+_UNCLEAN = re.compile(f"[{_C0_BUT_TAB_AND_NEWLINE}{_DEL_AND_C1}{_SEPARATORS}{_BIDI}{_SURROGATES}]")
 _WHITESPACE_RUN = re.compile(r"\s+")
 # What for_log escapes: every C0 control but tab, DEL, C1 controls, the line and paragraph
 # separators, bidi embeddings/overrides/isolates, and lone surrogates (not encodable as UTF-8).
-_LOG_UNSAFE = re.compile(
-    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_LOG_UNSAFE = re.compile(rf"[\x00-\x08\x0a-\x1f{_DEL_AND_C1}{_SEPARATORS}{_BIDI}{_SURROGATES}]")
 _LOG_ESCAPES = {"\n": "\\n", "\r": "\\r"}
 # The same characters minus those json.dumps already escapes (C0): what may still sit raw
 # inside a JSON string.
-_JSON_LOG_UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_JSON_LOG_UNSAFE = re.compile(f"[{_DEL_AND_C1}{_SEPARATORS}{_BIDI}{_SURROGATES}]")
 
 
 UNNAMED = "(no name)"
 """How plain-text renderings show a grader without `name` (waza keys its verdict by "")."""
-
-
-# Whatever `clean` changes: a text with none of these (most of them) is returned as it is, after
-# one scan instead of seven.
-_UNCLEAN = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
 
 
 def clean(text: str) -> str:

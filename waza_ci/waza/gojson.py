@@ -31,13 +31,10 @@ run being mostly its transcript, and took twice as long: 0.34 s against 0.18 s f
 graded runs (21.7 MB), one call per member."""
 
 _INDENT = b"  "
-_HTML_ESCAPES = (
-    (b"<", b"\\u003c"),
-    (b">", b"\\u003e"),
-    (b"&", b"\\u0026"),
-    ("\u2028".encode(), b"\\u2028"),
-    ("\u2029".encode(), b"\\u2029"),
-)
+HTML_UNSAFE = "<>&\u2028\u2029"
+"""The characters Go's encoder writes as `\\u` escapes inside strings (so that JSON can sit in
+HTML); the HTML report's embedded data escapes the same ones."""
+_HTML_ESCAPES = tuple((char.encode(), f"\\u{ord(char):04x}".encode()) for char in HTML_UNSAFE)
 _GO_INTEGER_LIMIT = 1e21  # Go prints floats from 1e21 up in exponent form
 _SMALLEST_SAME_SPELLING = 1e-4  # below this, Python and pydantic-core spell floats differently
 
