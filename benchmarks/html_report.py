@@ -29,6 +29,7 @@ from tests.report.browser import CHROMIUM_ARGS, chromium_path
 
 GOAL_S = 2.0
 MB = 1_000_000
+_GRADE = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
 
 
 def _results(tasks: int, runs: int, transcript_bytes: int) -> dict[str, Any]:
@@ -82,9 +83,8 @@ def _project(folder: Path, tasks: int, runs: int, transcript_bytes: int) -> Path
 
 
 def _grade(folder: Path) -> Path:
-    args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
     subprocess.run(
-        waza_ci(args, "--html", "report.html", "--jobs", "2"),
+        waza_ci(_GRADE, "--html", "report.html", "--jobs", "2"),
         cwd=folder,
         capture_output=True,
         check=False,
@@ -99,11 +99,10 @@ def cost_row(label: str, tasks: int, runs: int, transcript_bytes: int, repeats: 
     with tempfile.TemporaryDirectory(prefix="waza-ci-html-") as temp:
         folder = Path(temp)
         _project(folder, tasks, runs, transcript_bytes)
-        args = ["grade", "eval.yaml", "--results", "results.json", "--workspace", "workspace"]
         off, on = [], []
         for _ in range(repeats):
-            off.append(run_measured(waza_ci(args, "--jobs", "2"), folder).seconds)
-            html = waza_ci(args, "--jobs", "2", "--html", "r.html")
+            off.append(run_measured(waza_ci(_GRADE, "--jobs", "2"), folder).seconds)
+            html = waza_ci(_GRADE, "--jobs", "2", "--html", "r.html")
             on.append(run_measured(html, folder).seconds)
     added = min(on) - min(off)
     return Row(

@@ -9,10 +9,10 @@ interpreter start per waza-ci process and a pipe write per grader, and it kills 
 whole process group, grandchildren included, which the parent-death signal did not.
 
 How: the watchman reads "+PGID" and "-PGID" lines from a pipe whose only writer is waza-ci (a
-read every READ_EVERY_S, not a wake-up per line). When
-that pipe reaches end of file, waza-ci has exited (normally: nothing is left to kill) or died
-(the groups still listed are killed). It lives in a session of its own and ignores SIGINT,
-SIGTERM and SIGHUP, so a signal meant for waza-ci's process group or terminal does not take it.
+read every READ_EVERY_S, not a wake-up per line). When that pipe reaches end of file, waza-ci
+has exited (normally: nothing is left to kill) or died (the groups still listed are killed).
+It lives in a session of its own and ignores SIGINT, SIGTERM and SIGHUP, so a signal meant for
+waza-ci's process group or terminal does not take it.
 Where it cannot start, program.py falls back to the parent-death signal.
 """
 
