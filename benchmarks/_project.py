@@ -221,7 +221,8 @@ def bare_pool(graders: Sequence[Grader], jobs: int, output: str | None = None) -
 CONTRACT_FLOOR = """\
 import json, os, secrets, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
-jobs, argvs, output = int(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+jobs, argvs = int(sys.argv[1]), json.loads(sys.argv[2])
+output = sys.argv[3] if len(sys.argv) > 3 else None
 with open("results.json", "rb") as stream:
     doc = json.load(stream)
 temp = os.environ.get("TMPDIR") or "/tmp"
@@ -275,21 +276,29 @@ def grade_run(run):
 
 with ThreadPoolExecutor(jobs) as pool:
     passed = list(pool.map(grade_run, [run for task in doc["tasks"] for run in task["runs"]]))
-with open(output, "w", encoding="utf-8") as stream:
-    json.dump(doc, stream)
+if output is not None:  # the verdicts written back once, as `--output` does
+    with open(output, "w", encoding="utf-8") as stream:
+        json.dump(doc, stream)
 sys.exit(0 if all(passed) else 1)
 """
 
 
-def contract_floor(graders: Sequence[Grader], jobs: int, output: str) -> list[str]:
+def contract_floor(graders: Sequence[Grader], jobs: int, output: str | None = None) -> list[str]:
     """The contract's floor: the bare pool plus what waza's program grader requires of every
     execution (program-grader.md) and nothing else. Per run, its evidence serialized once
     (context.json's fields, tool calls derived from the transcript); per execution, a fresh
     private directory (0700) holding context.json (0600), both checked before the grader
-    starts and after it exits, then removed; the results file read once and written once.
-    What waza-ci does beyond this is overhead."""
+    starts and after it exits, then removed; the results file read once (and, given
+    `output`, the verdicts written there once). What waza-ci does beyond this is overhead."""
     argvs = [[grader.command, *grader.args] for grader in graders]
-    return [sys.executable, "-c", CONTRACT_FLOOR, str(jobs), json.dumps(argvs), output]
+    return [
+        sys.executable,
+        "-c",
+        CONTRACT_FLOOR,
+        str(jobs),
+        json.dumps(argvs),
+        *([output] if output is not None else []),
+    ]
 
 
 def median_of(repeats: int, argv: Sequence[str], cwd: Path) -> Measured:
@@ -301,17 +310,28 @@ def median_of(repeats: int, argv: Sequence[str], cwd: Path) -> Measured:
 def interleaved(
     repeats: int, first: Sequence[str], second: Sequence[str], cwd: Path
 ) -> tuple[Measured, Measured]:
-    """The fastest of `repeats` runs of each of two commands, run alternately.
+    """The fastest of `repeats` runs of each of two commands, run alternately: waza-ci
+    (`first`, which may exit 1 for a failing grader) and its baseline (which must exit 0)."""
+    harness, baseline = alternated(repeats, first, [second], cwd)
+    return harness, baseline[0]
+
+
+def alternated(
+    repeats: int, first: Sequence[str], baselines: Sequence[Sequence[str]], cwd: Path
+) -> tuple[Measured, list[Measured]]:
+    """The fastest of `repeats` runs of waza-ci (`first`) and of each baseline, run in turn.
 
     On a shared machine other work only ever adds time, so the fastest run is the best
-    estimate of a command's own cost (as `timeit` reports); alternating the two spreads a
-    burst of load over both."""
-    a: list[Measured] = []
-    b: list[Measured] = []
+    estimate of a command's own cost (as `timeit` reports); taking the commands in turn
+    spreads a burst of load over all of them."""
+    harness: list[Measured] = []
+    others: list[list[Measured]] = [[] for _ in baselines]
     for _ in range(repeats):
-        a.append(run_measured(first, cwd))
-        b.append(run_measured(second, cwd, ok_codes=(0,)))
-    return min(a, key=lambda m: m.seconds), min(b, key=lambda m: m.seconds)
+        harness.append(run_measured(first, cwd))
+        for samples, argv in zip(others, baselines, strict=True):
+            samples.append(run_measured(argv, cwd, ok_codes=(0,)))
+    fastest = [min(samples, key=lambda m: m.seconds) for samples in others]
+    return min(harness, key=lambda m: m.seconds), fastest
 
 
 @dataclass(frozen=True)
