@@ -160,6 +160,21 @@ def test_removal_deletes_the_directory_and_what_the_grader_left_in_it(tmp_path: 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_removal_frees_both_inodes_before_it_returns(tmp_path: Path) -> None:
+    # The descriptors that pin the directory and context.json are closed by the time removal
+    # returns, not later in a batch: an inode freed at once is reused by the next grader's
+    # context, while one freed in a later second is skipped by ext4 (without a journal) for
+    # minutes, and every later allocation scans past it (benchmarks/README.md).
+    context = create_context_file(PAYLOAD, str(tmp_path))
+    pinned = [fd for fd in context._held if fd >= 0]
+    identities = {context.directory_identity.inode, context.file_identity.inode}
+    assert {os.fstat(fd).st_ino for fd in pinned} == identities
+    verify_and_remove(context)
+    for fd in pinned:
+        with pytest.raises(OSError):
+            os.fstat(fd)
+
+
 def test_removal_does_not_follow_a_symlink_the_grader_left_inside(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

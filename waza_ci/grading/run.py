@@ -15,7 +15,6 @@ from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderJob, GraderKind, GraderResult, GraderSetup
 from waza_ci.grading.plan import Execution, GradingPlan
 from waza_ci.sandbox.cancellation import cancellation_signal, cancelled
-from waza_ci.sandbox.closer import CLOSER
 from waza_ci.sandbox.groupguard import GUARD
 from waza_ci.sandbox.orphans import child_pids, enable_orphan_adoption, kill_orphans
 from waza_ci.waza.context import serialize_context
@@ -93,7 +92,6 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
     finally:
         # Every grader has been reaped; whatever still runs escaped its process group.
         kill_orphans(spare=before)
-        CLOSER.flush()  # the removed context directories' space is freed before we return
     stop_if_cancelled()
     return [result for result in results if result is not None]
 
