@@ -20,10 +20,10 @@ from pathlib import Path
 
 from _project import (
     Row,
+    alternated,
     bare_pool,
     cat_grader,
     contract_floor,
-    run_measured,
     waza_ci,
     write_project,
 )
@@ -42,17 +42,13 @@ def measure(executions: int, repeats: int) -> tuple[float, float, float]:
         args = write_project(
             root, tasks=tasks, runs=RUNS, graders=graders, transcript_bytes=TRANSCRIPT_BYTES
         )
-        commands = (
+        harness, (floor, bare) = alternated(
+            repeats,
             waza_ci(args, "--jobs", str(JOBS), "--output", "regraded.json"),
-            contract_floor(graders, JOBS, "floor.json"),
-            bare_pool(graders, JOBS),
+            [contract_floor(graders, JOBS, "floor.json"), bare_pool(graders, JOBS)],
+            root,
         )
-        best = [float("inf")] * len(commands)
-        for _ in range(repeats):
-            for index, command in enumerate(commands):
-                ok = (0, 1) if index == 0 else (0,)
-                best[index] = min(best[index], run_measured(command, root, ok_codes=ok).seconds)
-    return best[0], best[1], best[2]
+    return harness.seconds, floor.seconds, bare.seconds
 
 
 def rows(executions: int, repeats: int) -> list[Row]:
