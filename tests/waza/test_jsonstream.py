@@ -135,3 +135,32 @@ def test_random_documents_at_random_chunk_sizes(
     parsed = parse(path)
     assert parsed is not None
     assert parsed[0] == json.loads(text)
+
+
+def test_pieces_alike_in_size_are_scanned_once_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reads of 4,096 characters cut a task of about 2 kB every other task; reading ahead to the
+    # size of the largest piece so far means only the first task can be cut (and rescanned).
+    monkeypatch.setattr(jsonstream, "_CHUNK_CHARS", 4096)
+    task = {"test_id": "t", "runs": [{"final_output": "y" * 2000}]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"tasks": [task] * 200}), encoding="utf-8")
+    scans = 0
+    real_init = jsonstream._Reader.__init__
+
+    def counting_init(self: Any, *args: Any) -> None:
+        real_init(self, *args)
+        scan = self._scan
+
+        def counted(text: str, pos: int) -> tuple[Any, int]:
+            nonlocal scans
+            scans += 1
+            return scan(text, pos)
+
+        self._scan = counted
+
+    monkeypatch.setattr(jsonstream._Reader, "__init__", counting_init)
+    parsed = parse(path)
+    assert parsed is not None and len(parsed[0]["tasks"]) == 200
+    assert scans <= 1 + 200 + 2  # the key, the tasks, at most two rescans
