@@ -156,7 +156,8 @@ def test_pieces_alike_in_size_are_scanned_once_each(
         def counted(text: str, pos: int) -> tuple[Any, int]:
             nonlocal scans
             scans += 1
-            return scan(text, pos)
+            value, end = scan(text, pos)
+            return value, end
 
         self._scan = counted
 
