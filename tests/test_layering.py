@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "waza_ci"
 SHELLS = {"cli", "action", "__main__"}
 STAGE_IMPORTS: dict[str, set[str]] = {
     "errors": set(),
+    "collector": set(),
     "policy": set(),
     "files": {"errors"},
     "waza": {"errors", "files"},
@@ -25,6 +26,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
     "github": {"errors", "files", "report"},
     "publish": {"errors", "github", "outputs", "report"},
     "engine": {
+        "collector",
         "errors",
         "files",
         "gate",
@@ -63,7 +65,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
         "sandbox",
         "shard",
     },
-    "__main__": {"cli", "sandbox"},
+    "__main__": {"cli", "collector", "sandbox"},
 }
 
 

@@ -10,15 +10,15 @@ directory come in the request, and what the shells show along the way goes to an
 from __future__ import annotations
 
 import functools
-import gc
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
+from waza_ci.collector import paused as collector_paused
 from waza_ci.errors import InputError, few
 from waza_ci.files import MAX_RESULTS_BYTES
 from waza_ci.gate.baseline_io import compare_with_baseline, load_baseline
@@ -145,7 +145,7 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
     least `min_task_pass_rate` of its runs pass."""
     spec, results_files, plan = prepared.spec, prepared.results_files, prepared.plan
     started = time.monotonic()
-    with _collector_paused():  # already, under evaluate; not for a library caller
+    with collector_paused():  # already, under evaluate; not for a library caller
         results = run_plan(plan, prepared.setup)
         elapsed_ms = round((time.monotonic() - started) * 1000)
         tasks, regraded = assemble(plan.matches, results_files, results)
@@ -177,7 +177,7 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
     grading of the same inputs gives; also returns the partials' paths. Raises InputError."""
     from waza_ci.shard.merge import merge_partials  # noqa: PLC0415 - its models only load for a merge
 
-    with _collector_paused():  # already, under evaluate; not for a library caller
+    with collector_paused():  # already, under evaluate; not for a library caller
         files = load_results_files(patterns)
         merged = merge_partials(files)
         regraded = tuple(
@@ -193,22 +193,6 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         task_filter=merged.task_filter,
     )
     return GradeReport(summary, regraded, merged.warnings), [f.path for f in files]
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    # Loading a results file, validating it, grading thousands of runs and writing them back
-    # allocates millions of containers, and the cyclic collector would walk all of them (and
-    # everything loaded before) again at every collection: measured, it more than doubled a
-    # merge's time, added a quarter to in-process grading and 0.12 s to loading 100 MB of
-    # results. Nothing allocated here forms cycles worth collecting.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _existing_dir(path: Path, option: str) -> Path:
@@ -282,7 +266,7 @@ class Silent:
 def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Evaluation:
     """Grade (or merge), compare with the baseline, build the report, write the files asked
     for. Every usage error (InputError) comes before any grader runs or any file is written."""
-    with _collector_paused():
+    with collector_paused():
         return _evaluate(request, observer or Silent())
 
 
