@@ -79,15 +79,21 @@ def test_invalid_utf8_is_left_to_the_whole_text_parse(tmp_path: Path) -> None:
     assert parse(path) is None
 
 
+def two_hundred_tasks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """200 tasks of about 2 kB each, read 4,096 characters at a time."""
+    monkeypatch.setattr(jsonstream, "_CHUNK_CHARS", 4096)
+    task = {"test_id": "t", "runs": [{"final_output": "y" * 2000}]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"tasks": [task] * 200}), encoding="utf-8")
+    return path
+
+
 def test_the_buffer_holds_one_piece_not_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The memory guard: 200 tasks of about 2 kB each are parsed from a buffer that never
     # grows past a few pieces, never to the file's size.
-    monkeypatch.setattr(jsonstream, "_CHUNK_CHARS", 4096)
-    task = {"test_id": "t", "runs": [{"final_output": "y" * 2000}]}
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps({"tasks": [task] * 200}), encoding="utf-8")
+    path = two_hundred_tasks(tmp_path, monkeypatch)
     largest = 0
     real_read = jsonstream._Reader._read
 
@@ -142,10 +148,7 @@ def test_pieces_alike_in_size_are_scanned_once_each(
 ) -> None:
     # Reads of 4,096 characters cut a task of about 2 kB every other task; reading ahead to the
     # size of the largest piece so far means only the first task can be cut (and rescanned).
-    monkeypatch.setattr(jsonstream, "_CHUNK_CHARS", 4096)
-    task = {"test_id": "t", "runs": [{"final_output": "y" * 2000}]}
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps({"tasks": [task] * 200}), encoding="utf-8")
+    path = two_hundred_tasks(tmp_path, monkeypatch)
     scans = 0
     real_init = jsonstream._Reader.__init__
 
