@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,14 +21,13 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from waza_ci.collector import paused as collector_paused
 from waza_ci.errors import InputError, few
 from waza_ci.files import MAX_RESULTS_BYTES
-from waza_ci.gate.baseline_io import compare_with_baseline, load_baseline
+from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, load_baseline, use_baseline
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
 from waza_ci.grading.plan import GradingPlan, plan_grading
 from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
 from waza_ci.policy import FailOn, GatePolicy
-from waza_ci.report.decision import shares_a_task
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import SourceLinks, report_json_text
@@ -44,6 +43,8 @@ from waza_ci.shard.plan import (
     select_shard,
     shard_note,
 )
+from waza_ci.waza.identity import EvalIdentity
+from waza_ci.waza.kinds import WORKSPACE_KINDS
 from waza_ci.waza.results import ResultsFile, load_results_files, write_results
 from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
@@ -64,9 +65,10 @@ class GradeRequest:
     results: Sequence[str]
     """Paths or globs of `waza run --output` files."""
     task: str | None = None
-    workspace: str | Path = "."
+    workspace: str | Path | None = None
     """As given (`--workspace`, input `workspace`): waza puts this text, not the absolute
-    path, in `file` and `diff` verdicts' `details.workspace_dir`."""
+    path, in `file` and `diff` verdicts' `details.workspace_dir`. None: not given, which a
+    spec with graders that read the workspace refuses (waza would use the current folder)."""
     working_directory: Path = Path()
     jobs: int | None = None
     grader_env: Mapping[str, str] = field(default_factory=dict)
@@ -85,6 +87,8 @@ class GradeReport:
     summary: GradeSummary
     regraded: tuple[RegradedFile, ...]
     warnings: tuple[LoadWarning, ...]
+    eval_identity: EvalIdentity
+    """The graded eval's name and skill: what a baseline must belong to."""
 
 
 @dataclass(frozen=True)
@@ -99,19 +103,25 @@ class PreparedGrading:
     shard: ShardSelection | None = None
 
 
-def prepare_grading(request: GradeRequest) -> PreparedGrading:
-    """Load the spec and the results files and plan every execution; raises InputError."""
-    workspace = _existing_dir(Path(request.workspace), "--workspace")
+def prepare_grading(
+    request: GradeRequest, *, renamed_from: Collection[str] = ()
+) -> PreparedGrading:
+    """Load the spec and the results files and plan every execution; raises InputError.
+    `renamed_from`: old names of the eval that its results may still carry."""
+    if request.workspace is not None:
+        _existing_dir(Path(request.workspace), "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
     spec = load_eval(request.eval_path, working_directory=working_directory)
     results_files = tuple(load_results_files(request.results, request.max_results_bytes))
-    plan = plan_grading(spec, results_files, request.task)
+    plan = plan_grading(spec, results_files, request.task, renamed_from)
+    given = request.workspace if request.workspace is not None else _default_workspace(plan)
+    workspace = _existing_dir(Path(given), "--workspace")
     spec = replace(spec, warnings=(*spec.warnings, *plan.warnings))  # reported with the spec's
     shard = _select_shard(request, spec, results_files, plan)
     plan = shard.plan if shard is not None else plan
     setup = GradingSetup(
         workspace_dir=str(workspace),
-        workspace_as_given=str(request.workspace),
+        workspace_as_given=str(given),
         working_directory=str(working_directory),
         env=dict(request.grader_env),
         temp_dir=request.temp_dir,
@@ -119,6 +129,24 @@ def prepare_grading(request: GradeRequest) -> PreparedGrading:
         progress=request.progress,
     )
     return PreparedGrading(spec, results_files, plan, setup, shard)
+
+
+def _default_workspace(plan: GradingPlan) -> str:
+    """The current folder, as waza's default, unless a grader of the plan reads the workspace:
+    in CI the current folder is the repository, whose own files (a README, a CHANGELOG) such a
+    grader would check in place of the agent's, so the workspace must be named."""
+    readers = {e.grader.name: e.grader for e in plan.executions if e.grader.kind in WORKSPACE_KINDS}
+    if not readers:
+        return "."
+    first = next(iter(readers.values()))
+    shown = few(f"{g.name} ({g.kind})" for g in readers.values())
+    raise InputError(
+        f"no workspace was given, and graders read it: {shown}; pass --workspace naming the "
+        "folder the run's files were saved to (the action: `workspace:`), or --workspace . "
+        "when that really is the current folder (waza-ci does not default to it: in CI it is "
+        "the repository)",
+        first.location,
+    )
 
 
 def _select_shard(
@@ -168,8 +196,9 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
         elapsed_ms=elapsed_ms,
         min_task_pass_rate=min_task_pass_rate,
         task_filter=plan.task_filter,
+        another_eval=plan.another_eval,
     )
-    return GradeReport(summary, regraded, spec.warnings)
+    return GradeReport(summary, regraded, spec.warnings, spec.eval_identity)
 
 
 def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
@@ -191,8 +220,10 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
         skipped=merged.skipped,
         elapsed_ms=merged.elapsed_ms,
         task_filter=merged.task_filter,
+        another_eval=merged.another_eval,
     )
-    return GradeReport(summary, regraded, merged.warnings), [f.path for f in files]
+    report = GradeReport(summary, regraded, merged.warnings, merged.eval_identity)
+    return report, [f.path for f in files]
 
 
 def _existing_dir(path: Path, option: str) -> Path:
@@ -271,24 +302,25 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
 
 
 def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
-    baseline_files, note = load_baseline(request.baseline)
+    loaded = load_baseline(request.baseline)  # a malformed baseline: before any grader runs
     gating = request.policy.fail_on is FailOn.REGRESSIONS
-    if note is None and not request.baseline and gating:
-        note = request.no_baseline_note
     graded, graded_files, plan = _grade_or_merge(request, observer)
-    comparison = compare_with_baseline(
-        graded.summary, graded_files, baseline_files, options=request.gate
+    baseline = use_baseline(
+        request.baseline,
+        loaded,
+        graded.summary,
+        graded_files,
+        expected=graded.eval_identity,
+        renamed_from=request.policy.renamed_from,
+        options=request.gate,
     )
-    if note is None and comparison is not None and not shares_a_task(comparison):
-        note = _no_shared_task_note(request.baseline, graded.summary, baseline_files)
+    if not request.baseline and gating:
+        baseline = BaselineUse(problem=BaselineProblem.NOT_GIVEN, note=request.no_baseline_note)
     evaluation = Evaluation.build(
         graded.summary,
-        comparison=comparison,
+        baseline=baseline,
         policy=request.policy,
         baseline_asked=bool(request.baseline) or gating,
-        baseline_note=note,
-        workspace_defaulted=request.grading is not None
-        and str(request.grading.workspace) in ("", "."),
         warnings=graded.warnings,
         shard_note=shard_note(request.grading.shard if request.grading else None),
         repo_root=request.repo_root,
@@ -298,19 +330,6 @@ def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
     stop_if_cancelled()  # a signal after the last grader: still nothing written
     _write_files(plan, graded, evaluation, request)
     return evaluation
-
-
-def _no_shared_task_note(
-    patterns: Sequence[str], summary: GradeSummary, baseline_files: Sequence[ResultsFile]
-) -> str:
-    """The warning for a baseline that compares nothing, with a few task ids of each side."""
-    current = [task.test_id for task in summary.tasks]
-    saved = [task.test_id for f in baseline_files for task in f.model.tasks]
-    shown = ", ".join(repr(p) for p in patterns)
-    return (
-        f"the baseline at {shown} shares no task with the results (results: "
-        f"{few(current)}; baseline: {few(saved)}): graded without a comparison (gate: no-baseline)"
-    )
 
 
 def _grade_or_merge(
@@ -333,7 +352,7 @@ def _grade_or_merge(
             html=outputs.html,
         )
         return report, tuple(r.source for r in report.regraded), plan
-    prepared = prepare_grading(request.grading)
+    prepared = prepare_grading(request.grading, renamed_from=request.policy.renamed_from)
     plan = plan_outputs(
         outputs.output,
         outputs.summary,
@@ -380,7 +399,8 @@ def _html_report(graded: GradeReport, evaluation: Evaluation, request: Evaluatio
     if grading is not None:
         # Folders inside the checkout read as paths from its root (as a merge, which knows
         # no workspace, writes them); those outside it are written `.` too.
-        places = (Path(grading.workspace).resolve(), grading.working_directory.resolve())
+        workspace = Path(grading.workspace if grading.workspace is not None else ".")
+        places = (workspace.resolve(), grading.working_directory.resolve())
         roots += [grading.temp_dir, *(str(p) for p in places if not p.is_relative_to(repo))]
         # Folders the graders' environment names (HOME, RUNNER_TEMP, a virtualenv, …): a
         # grader that prints one must not put this machine's layout into an artifact.

@@ -25,9 +25,16 @@ class GatePolicy:
 
     fail_on: FailOn = FailOn.FAILURES
     allow_missing_baseline: bool = False
-    """With `fail_on` regressions: a baseline that is missing, or shares no task with the
-    results, passes the gate (the first run on a repository has no baseline artifact).
-    Without it the gate fails closed."""
+    """With `fail_on` regressions: a baseline that is missing, of another eval, or sharing no
+    compared task with the results, passes the gate (the first run on a repository has no
+    baseline artifact). Without it the gate fails closed."""
+    allow_tasks_without_runs: bool = False
+    """A task of the spec with no saved run (absent from the results, or `runs: []`) is listed
+    and does not fail the step (a task added before its first `waza run`). Without it such a
+    task is *not evaluated*, which fails the step under every `fail_on`."""
+    renamed_from: tuple[str, ...] = ()
+    """Old names of the eval (or its skill): results and baselines that carry one of them
+    still count as this eval's (see waza/identity.py)."""
 
 
 DEFAULT_POLICY = GatePolicy()

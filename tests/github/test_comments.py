@@ -11,6 +11,7 @@ import pytest
 from tests.fake_github import FakeGitHub, Fault
 from tests.github.conftest import REPOSITORY, TOKEN, FakeTime
 from waza_ci.gate.baseline import PassCount, Side, compare
+from waza_ci.gate.baseline_io import BaselineUse
 from waza_ci.github.comments import (
     CommentsUnavailable,
     StickyCommentClient,
@@ -403,7 +404,7 @@ def test_the_body_has_verdict_table_links_and_fits_the_limit() -> None:
     text = render_comment(
         MARKER,
         check_name="waza program graders",
-        evaluation=Evaluation.build(summary, comparison=comparison),
+        evaluation=Evaluation.build(summary, baseline=BaselineUse(comparison)),
         check_url="https://github.example/o/r/runs/1",
         summary_url="https://github.example/o/r/actions/runs/2",
     )

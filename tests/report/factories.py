@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from waza_ci.errors import Location
 from waza_ci.waza.scoring import (
     Diagnosis,
@@ -166,7 +168,7 @@ def passing_summary() -> GradeSummary:
 
 
 def failing_summary() -> GradeSummary:
-    """Failing program graders, a kept synthetic check, an errored run and a skipped task."""
+    """Failing program graders, a kept synthetic check and an errored run."""
     graders = _global_graders()
     lint_graders = {**graders, "lint_clean": ref("lint_clean", f"{TASKS}/add-logging.yaml", 9)}
     return GradeSummary(
@@ -230,6 +232,23 @@ def failing_summary() -> GradeSummary:
                 task_location=Location(f"{TASKS}/rename-symbol.yaml", 1),
             ),
         ),
+    )
+
+
+def not_evaluated_summary() -> GradeSummary:
+    """The failing summary, with a task of the spec that has no saved run and one whose every
+    run errored in execution: neither was evaluated."""
+    failing = failing_summary()
+    errored = task(
+        "migrate-config",
+        errored_run(1, "429 Too Many Requests: rate limited"),
+        errored_run(2, "429 Too Many Requests: rate limited"),
+        display_name="Migrate the config",
+        task_location=Location(f"{TASKS}/migrate-config.yaml", 1),
+    )
+    return replace(
+        failing,
+        tasks=(*failing.tasks, errored),
         skipped=(SkippedTask("results.json", "update-docs", "no runs in the results file"),),
     )
 
@@ -289,6 +308,14 @@ def multi_results_summary() -> GradeSummary:
                 several=True,
                 graders=graders,
                 task_location=location,
+            ),
+            task(
+                "rename-symbol",
+                run(1, verdict("compiles"), verdict("tests_pass")),
+                results_name="results-gpt4o.json",
+                several=True,
+                graders=graders,
+                task_location=Location(f"{TASKS}/rename-symbol.yaml", 1),
             ),
             task(
                 "fix-null-check",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import cmarkgfm
 
+from waza_ci.gate.baseline_io import BaselineUse
 from waza_ci.gate.waza_gate import GateOptions, GateOutcome, GateTask, evaluate_gate
 from waza_ci.report.comment import render_comment
 from waza_ci.report.evaluation import Evaluation
@@ -34,7 +35,7 @@ def test_a_pipe_outside_a_table_reads_as_written() -> None:
     gate = _html(_gate_markdown(GateTask("golden", golden=True, status="passed"), GateTask(PIPE)))
     assert f"<code>{PIPE}</code>" in gate  # the new tasks' bullet list
     summary = GradeSummary("e", "evals/eval.yaml", ("r.json",), ())
-    missing = Evaluation.build(summary, baseline_note=f"baseline {PIPE} not found")
+    missing = Evaluation.build(summary, baseline=BaselineUse(note=f"baseline {PIPE} not found"))
     note = _html(verdict_line(missing))
     assert f"<code>baseline {PIPE} not found</code>" in note
     comment = render_comment(

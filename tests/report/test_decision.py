@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -19,6 +19,7 @@ from tests.report.factories import (
     TASKS,
     cleanup_error,
     empty_summary,
+    errored_run,
     failed,
     not_started,
     one_failure_summary,
@@ -31,7 +32,7 @@ from tests.report.factories import (
 )
 from waza_ci.errors import Location
 from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
-from waza_ci.gate.baseline_io import current_sides
+from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, current_sides
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.outputs import step_outputs
 from waza_ci.report.decision import GateState, Verdict
@@ -49,6 +50,7 @@ from waza_ci.report.reasons import (
 )
 from waza_ci.report.screen import verdict_line
 from waza_ci.report.text import render_text
+from waza_ci.waza.identity import AnotherEval, EvalIdentity
 from waza_ci.waza.scoring import Diagnosis, GradeSummary, Problem
 from waza_ci.waza.scoring import Verdict as Graded
 
@@ -107,6 +109,7 @@ class Outcome:
     baseline_given: bool
     gate: GateState
     tasks_passed: bool
+    problem: BaselineProblem | None = None
 
 
 def _passing() -> Outcome:
@@ -140,13 +143,47 @@ def _gate_fails() -> Outcome:
 
 def _no_baseline() -> Outcome:
     """Baseline files were named, and none was found."""
-    return Outcome(passing_summary(), None, True, GateState.NO_BASELINE, True)
+    return Outcome(
+        passing_summary(), None, True, GateState.NO_BASELINE, True, BaselineProblem.MISSING
+    )
 
 
 def _no_shared_task() -> Outcome:
     summary = passing_summary()
     comparison = compare(_sides(summary), _sides(summary, prefix="other-"))
-    return Outcome(summary, comparison, True, GateState.NO_BASELINE, True)
+    return Outcome(
+        summary, comparison, True, GateState.NO_BASELINE, True, BaselineProblem.SHARES_NO_TASK
+    )
+
+
+def _baseline_of_another_eval() -> Outcome:
+    """The baseline says it is of a sibling eval: no baseline, as a missing one."""
+    return Outcome(
+        passing_summary(), None, True, GateState.NO_BASELINE, True, BaselineProblem.ANOTHER_EVAL
+    )
+
+
+def _results_of_another_eval() -> Outcome:
+    summary = replace(
+        passing_summary(),
+        another_eval=(
+            AnotherEval(
+                "results.json", EvalIdentity("docs-sync", ""), EvalIdentity("code-review", "")
+            ),
+        ),
+    )
+    return Outcome(summary, None, False, GateState.NO_BASELINE, False)
+
+
+def _task_without_a_run() -> Outcome:
+    """A task of the spec absent from the results (an interrupted `waza run`)."""
+    return Outcome(empty_summary(), None, False, GateState.NO_BASELINE, False)
+
+
+def _every_run_errored() -> Outcome:
+    summary = _summary()
+    errored = replace(summary.tasks[0], runs=(errored_run(1, "rate limited"),))
+    return Outcome(replace(summary, tasks=(errored,)), None, False, GateState.NO_BASELINE, False)
 
 
 def _setup(*verdicts: Graded) -> Callable[[], Outcome]:
@@ -157,7 +194,9 @@ def _setup(*verdicts: Graded) -> Callable[[], Outcome]:
 
 
 def _nothing_graded() -> Outcome:
-    return Outcome(empty_summary(), None, False, GateState.NO_BASELINE, True)
+    """A shard that was dealt no task: nothing to grade, nothing missing."""
+    summary = replace(empty_summary(), skipped=())
+    return Outcome(summary, None, False, GateState.NO_BASELINE, True)
 
 
 OUTCOMES: dict[str, Callable[[], Outcome]] = {
@@ -168,6 +207,10 @@ OUTCOMES: dict[str, Callable[[], Outcome]] = {
     "gate-fails": _gate_fails,
     "no-baseline": _no_baseline,
     "baseline-shares-no-task": _no_shared_task,
+    "baseline-of-another-eval": _baseline_of_another_eval,
+    "results-of-another-eval": _results_of_another_eval,
+    "task-without-a-run": _task_without_a_run,
+    "every-run-errored": _every_run_errored,
     "setup-not-started": _setup(not_started("compiles", "gradle"), verdict("tests_pass")),
     "setup-cannot-open-file": _setup(
         failed(
@@ -198,6 +241,8 @@ FAILED = (Verdict.FAILED, 1, "failure")
 ERRORS = (Verdict.ERRORS, 3, "failure")
 SETUP = (Verdict.SETUP, 3, "failure")
 NOTHING = (Verdict.NOTHING, 0, "neutral")
+ANOTHER = (Verdict.ANOTHER_EVAL, 3, "failure")
+UNEVALUATED = (Verdict.NOT_EVALUATED, 3, "failure")
 
 EXPECTED: dict[str, tuple[tuple[Verdict, int, str], ...]] = {
     #                          failures  errors     regressions  regressions+allow
@@ -208,6 +253,10 @@ EXPECTED: dict[str, tuple[tuple[Verdict, int, str], ...]] = {
     "gate-fails": (FAILED, TOLERATED, FAILED, FAILED),
     "no-baseline": (PASS, PASS, FAILED, PASS),
     "baseline-shares-no-task": (PASS, PASS, FAILED, PASS),
+    "baseline-of-another-eval": (PASS, PASS, FAILED, PASS),
+    "results-of-another-eval": (ANOTHER, ANOTHER, ANOTHER, ANOTHER),
+    "task-without-a-run": (UNEVALUATED, UNEVALUATED, UNEVALUATED, UNEVALUATED),
+    "every-run-errored": (UNEVALUATED, UNEVALUATED, UNEVALUATED, UNEVALUATED),
     "setup-not-started": (SETUP, SETUP, SETUP, SETUP),
     "setup-cannot-open-file": (SETUP, SETUP, SETUP, SETUP),
     "setup-in-process-file-missing": (SETUP, SETUP, SETUP, SETUP),
@@ -221,6 +270,10 @@ WHY = {
     "gate-fails": "the regression gate failed: 1 task regressed",
     "no-baseline": "no baseline results file was found",
     "baseline-shares-no-task": "the baseline shares no task with the results",
+    "baseline-of-another-eval": "the baseline is of another eval",
+    "results-of-another-eval": "results file of another eval than the spec",
+    "task-without-a-run": "1 task of the spec was not evaluated",
+    "every-run-errored": "1 task of the spec was not evaluated",
     "setup-not-started": "graders could not run",
     "setup-cannot-open-file": "graders could not run",
     "setup-in-process-file-missing": "graders could not run",
@@ -236,6 +289,8 @@ TERMINAL = {
     Verdict.ERRORS: "GRADER ERRORS",
     Verdict.SETUP: "GRADERS COULD NOT RUN",
     Verdict.NOTHING: "NOTHING GRADED",
+    Verdict.ANOTHER_EVAL: "RESULTS OF ANOTHER EVAL",
+    Verdict.NOT_EVALUATED: "NOT EVALUATED",
 }
 MARKDOWN = {
     Verdict.PASSED: "✅ Passed",
@@ -243,6 +298,8 @@ MARKDOWN = {
     Verdict.ERRORS: "⚠️ Grader errors",
     Verdict.SETUP: "⚠️ Graders could not run",
     Verdict.NOTHING: "⚪ Nothing graded",
+    Verdict.ANOTHER_EVAL: "⚠️ Results of another eval",
+    Verdict.NOT_EVALUATED: "⚠️ Not evaluated",
 }
 
 CELLS = [
@@ -256,7 +313,10 @@ def _evaluate(outcome: Outcome, policy: GatePolicy) -> Evaluation:
     # As the engine asks: baseline files were named, or the policy gates on the baseline.
     asked = outcome.baseline_given or policy.fail_on is FailOn.REGRESSIONS
     return Evaluation.build(
-        outcome.summary, comparison=outcome.comparison, policy=policy, baseline_asked=asked
+        outcome.summary,
+        baseline=BaselineUse(outcome.comparison, outcome.problem),
+        policy=policy,
+        baseline_asked=asked,
     )
 
 
@@ -515,50 +575,3 @@ def test_one_passing_execution_means_no_common_failure() -> None:
     evaluation = Evaluation.build(summary, policy=MODES["errors"])
     assert evaluation.model.common_failure is None
     assert evaluation.decision.passed
-
-
-# --- a workspace left at its default --------------------------------------------------------
-
-
-def _file_graders_found_nothing(*, one_found: bool = False) -> GradeSummary:
-    return _summary(
-        verdict(
-            "has_changelog", kind="file", passed=False, feedback="File not found: CHANGELOG.md"
-        ),
-        verdict(
-            "has_version",
-            kind="file",
-            passed=one_found,
-            feedback="" if one_found else "File not found: version.txt",
-        ),
-        verdict("says_done", kind="text"),
-    )
-
-
-def test_a_default_workspace_where_file_graders_found_nothing_fails_under_every_mode() -> None:
-    for policy in MODES.values():
-        evaluation = Evaluation.build(
-            _file_graders_found_nothing(), policy=policy, workspace_defaulted=True
-        )
-        decision = evaluation.decision
-        assert (decision.verdict, decision.exit_code) == (Verdict.SETUP, 3), policy
-        assert "--workspace" in decision.reasons[0] and "`workspace:`" in decision.reasons[0]
-        assert any("--workspace" in hint for hint in evaluation.model.hints)
-        assert "likely fix:" in render_text(evaluation.model)
-        report = json.loads(report_json_text(evaluation.model))
-        assert report["hints"] == list(evaluation.model.hints)
-
-
-@pytest.mark.parametrize(
-    ("defaulted", "one_found"), [(False, False), (True, True)], ids=["workspace-given", "one-found"]
-)
-def test_no_workspace_hint_when_a_workspace_was_given_or_a_file_was_found(
-    defaulted: bool, one_found: bool
-) -> None:
-    evaluation = Evaluation.build(
-        _file_graders_found_nothing(one_found=one_found),
-        policy=MODES["errors"],
-        workspace_defaulted=defaulted,
-    )
-    assert evaluation.model.hints == ()
-    assert evaluation.decision.verdict is Verdict.PASSED

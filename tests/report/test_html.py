@@ -158,7 +158,7 @@ def test_a_big_results_file_gives_a_report_within_the_bound(project: Project) ->
         for n in range(1, 41)
     ]
     results = {
-        "eval_name": "big",
+        "eval_name": "test eval",
         "skill": "s",
         "tasks": [{"test_id": "t", "display_name": "t", "status": "passed", "runs": runs}],
     }
@@ -269,7 +269,7 @@ def test_no_folder_of_the_runner_reaches_the_page(project: Project, tmp_path: Pa
     project.write_task("t")
     project.write_results(
         {
-            "eval_name": "e",
+            "eval_name": "test eval",
             "tasks": [
                 {
                     "test_id": "t",

@@ -178,7 +178,7 @@ def hostile_project(project: Project) -> None:
 def test_hostile_results_run_nothing_and_read_as_text(browser: Browser, project: Project) -> None:
     hostile_project(project)
     done = run_cli_process([*project.grade_args(), "--html", "h.html"], cwd=project.root)
-    assert done.code == 1, done.stderr
+    assert done.code == 3, done.stderr  # the results name a (hostile) eval that is not the spec's
     with open_report(browser, project.root / "h.html") as opened:
         opened.expand_everything()
         assert opened.evaluate(f"typeof window.{MARK}") == "undefined"
@@ -208,6 +208,7 @@ def test_hostile_results_run_nothing_and_read_as_text(browser: Browser, project:
             assert where.lower() in text.lower(), where
         assert "\u202e" not in text and "\x1b" not in text and "\x07" not in text
         assert "errored run" in text.lower() and "unscored" in text
+        assert "Another eval: the results file" in text
 
 
 def test_ten_thousand_runs_open_and_stay_within_the_bound(
@@ -231,7 +232,7 @@ def test_ten_thousand_runs_open_and_stay_within_the_bound(
         tasks.append(
             {"test_id": f"t{i:03d}", "display_name": f"t{i:03d}", "status": "passed", "runs": runs}
         )
-    project.write_results({"eval_name": "big", "skill": "s", "tasks": tasks})
+    project.write_results({"eval_name": "test eval", "skill": "s", "tasks": tasks})
     done = run_cli_process(
         [*project.grade_args(), "--html", "big.html", "--jobs", "2"], cwd=project.root, timeout=600
     )
@@ -311,7 +312,7 @@ def test_a_long_task_list_shows_in_pages(browser: Browser, project: Project) -> 
         project.write_task(f"t{i:03d}")
         run = {"run_number": 1, "status": "passed", "validations": {}, "final_output": "done"}
         tasks.append({"test_id": f"t{i:03d}", "status": "passed", "runs": [run]})
-    project.write_results({"eval_name": "many", "tasks": tasks})
+    project.write_results({"eval_name": "test eval", "tasks": tasks})
     done = run_cli_process([*project.grade_args(), "--html", "many.html"], cwd=project.root)
     assert done.code == 0, done.stderr
     with open_report(browser, project.root / "many.html") as opened:
@@ -337,11 +338,13 @@ def test_a_verdict_that_changed_since_the_run_says_so(browser: Browser, project:
         "final_output": "not finished",
         "validations": {"says_done": saved},
     }
-    project.write_results({"eval_name": "e", "tasks": [{"test_id": "t", "runs": [run]}]})
+    project.write_results({"eval_name": "test eval", "tasks": [{"test_id": "t", "runs": [run]}]})
     done = run_cli_process([*project.grade_args(), "--html", "c.html"], cwd=project.root)
     assert done.code == 1, done.stderr
     with open_report(browser, project.root / "c.html") as opened:
-        assert "changed since the run" in opened.page.inner_text("#first")
+        assert "says_done: passed → failed since the run (1 run: 1)" in opened.page.inner_text(
+            "#first"
+        )
         opened.page.get_by_role("button", name="Changed since the run (1)").click()
         assert visible_task_rows(opened) == ["t ▸"]
         opened.page.get_by_role("button", name="t ▸").click()
@@ -360,7 +363,7 @@ def test_dropped_verdicts_are_listed(browser: Browser, project: Project) -> None
         "final_output": "done",
         "validations": {"was_here": gone},
     }
-    project.write_results({"eval_name": "e", "tasks": [{"test_id": "t", "runs": [run]}]})
+    project.write_results({"eval_name": "test eval", "tasks": [{"test_id": "t", "runs": [run]}]})
     done = run_cli_process([*project.grade_args(), "--html", "d.html"], cwd=project.root)
     assert done.code == 0, done.stderr
     with open_report(browser, project.root / "d.html") as opened:

@@ -143,6 +143,7 @@ CASES: dict[str, Callable[[], GradeSummary]] = {
     "passing": factories.passing_summary,
     "multi-results": factories.multi_results_summary,
     "same-failure": factories.same_failure_everywhere_summary,
+    "not-evaluated": factories.not_evaluated_summary,
 }
 
 
@@ -372,9 +373,17 @@ def test_non_bmp_characters_stay_in_the_summary_and_read_u_plus_in_check_runs() 
 
 
 def test_nothing_graded() -> None:
-    markdown = render_markdown(report_of(factories.empty_summary()))
+    markdown = render_markdown(report_of(replace(factories.empty_summary(), skipped=())))
     assert "**⚪ Nothing graded** · no task of the eval had runs to grade" in markdown
-    assert "`fix-null-check` in `results.json`: `no runs in the results file`" in markdown
+
+
+def test_a_task_without_runs_is_not_evaluated_and_listed_with_the_fix() -> None:
+    markdown = render_markdown(report_of(factories.empty_summary()))
+    assert markdown.startswith("## waza-ci: `code-review`\n\n**⚠️ Not evaluated** · ")
+    assert (
+        "| `fix-null-check` | no saved run (absent from the results, or `runs: []`) |" in markdown
+    )
+    assert "**What to do:** run waza again for each task listed" in markdown
 
 
 @pytest.mark.slow

@@ -121,10 +121,29 @@ def test_json_has_every_field_a_later_step_needs() -> None:
     }
     assert data["counts"]["flipped"] == 0
     assert data["slowest_graders"][0]["grader"] == "tests_pass"
-    assert data["skipped"] == [
+    assert data["skipped"] == []
+    assert data["not_evaluated"] == []
+    assert data["another_eval"] == []
+
+
+def test_json_lists_each_task_not_evaluated_with_why_and_its_first_error() -> None:
+    report = build_report(factories.not_evaluated_summary(), repo_root=REPO)
+    data = json.loads(report_json_text(report))
+    assert data["verdict"] == "not-evaluated"
+    assert data["decision"]["exit_code"] == 3
+    assert data["not_evaluated"] == [
         {
-            "results_file": "results.json",
+            "test_id": "migrate-config",
+            "why": "all-errored",
+            "runs_errored": 2,
+            "first_error": "429 Too Many Requests: rate limited",
+            "accepted": False,
+        },
+        {
             "test_id": "update-docs",
-            "reason": "no runs in the results file",
-        }
+            "why": "no-run",
+            "runs_errored": 0,
+            "first_error": None,
+            "accepted": False,
+        },
     ]

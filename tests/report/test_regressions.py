@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from waza_ci.gate.baseline import Change, PassCount, Side, compare
+from waza_ci.gate.baseline_io import BaselineUse
 from waza_ci.report._text import utf8_len
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.regressions import (
@@ -37,7 +38,7 @@ def test_both_reports_with_the_section_stay_within_their_limits() -> None:
     sides = [Side(t.key, t.key, "", PassCount(1, 2), {}) for t in summary.tasks]
     before = [Side(s.key, s.key, "", PassCount(2, 2), {}) for s in sides]
     comparison = compare(sides, before)
-    evaluation = Evaluation.build(summary, comparison=comparison)
+    evaluation = Evaluation.build(summary, baseline=BaselineUse(comparison))
     job = render_job_summary(evaluation)
     check = render_check_summary_with_regressions(evaluation)
     assert utf8_len(job) <= 1_048_576
@@ -59,6 +60,6 @@ def test_regressions_come_first_and_names_cannot_break_the_table() -> None:
     comparison = compare(current, baseline)
     assert [t.change for t in ordered_changes(comparison)] == [Change.NEWLY_FAILING, Change.FIXED]
     empty = _flaky_summary(0)
-    text = render_job_summary(Evaluation.build(empty, comparison=comparison))
+    text = render_job_summary(Evaluation.build(empty, baseline=BaselineUse(comparison)))
     row = next(line for line in text.splitlines() if "newly failing |" in line)
     assert "`a\\|b`" in row

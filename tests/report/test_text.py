@@ -15,8 +15,11 @@ REPO = factories.REPO
 def test_first_screen_lists_failures_with_file_line_and_reason() -> None:
     text = render_text(build_report(factories.failing_summary(), repo_root=REPO))
     lines = text.splitlines()
-    assert lines[0].startswith("waza-ci: FAILED: 3 tasks · 6 runs (4 failed) · 3 failing graders")
-    assert lines[1] == "  why: 2 tasks did not pass (3 failing graders)"
+    assert lines[0].startswith(
+        "waza-ci: FAILED: 3 tasks · 6 runs (1 errored in execution, 5 graded, 3 failed) · "
+        "3 failing graders"
+    )
+    assert lines[1] == "  why: 2 tasks did not pass (3 failing graders, 1 run errored in execution)"
     # Columns aligned: task, grader, file:line, runs; the reason last.
     assert lines[2] == "  verdicts re-graded: 10 program · kept from the results file: 2 keyword"
     assert lines[3:6] == [

@@ -19,7 +19,7 @@ from waza_ci.action.parsers import (
     number_input,
     seconds_input,
 )
-from waza_ci.errors import InputError
+from waza_ci.errors import InputError, did_you_mean
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.runner import input_value
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # tests/action/test_action_yml.py keeps the two in step.
 DEFAULT_CHECK_NAME = "waza program graders"
 INPUT_DEFAULTS: Mapping[str, str] = {
-    "workspace": ".",
+    "workspace": "",
     "working-directory": ".",
     "task": "",
     "jobs": "",
@@ -53,6 +53,8 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
     "baseline": "",
     "allow-missing-baseline": "false",
+    "allow-tasks-without-runs": "false",
+    "renamed-from": "",
     "max-regression-pct": "0",
     "golden-must-pass": "true",
     "on-new-tasks": "allow",
@@ -79,7 +81,8 @@ class ActionSettings:
 
     eval_path: Path
     results: tuple[str, ...]
-    workspace: str
+    workspace: str | None
+    """None: not given (a spec whose graders read the workspace refuses that)."""
     working_directory: Path
     task: str | None
     jobs: int | None
@@ -106,7 +109,8 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
     def get(name: str) -> str:
         return input_value(env, name) or INPUT_DEFAULTS.get(name, "")
 
-    results = tuple(line.strip() for line in get("results").splitlines() if line.strip())
+    refuse_unknown_inputs(env)
+    results = _lines(get("results"))
     if get("mode") not in MODES:
         raise InputError(f"input `mode` must be `grade` or `merge`, not {get('mode')!r}")
     merge = get("mode") == "merge"
@@ -120,13 +124,11 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         raise InputError("input `baseline` compares a whole grading: give it to the merge job")
     if get("shard") and not get("output"):
         raise InputError("input `shard` needs `output`: the partial results file the merge reads")
-    weights = tuple(
-        Path(line.strip()) for line in get("shard-weights").splitlines() if line.strip()
-    )
+    weights = tuple(Path(line) for line in _lines(get("shard-weights")))
     return ActionSettings(
         eval_path=Path(get("eval")),
         results=results,
-        workspace=get("workspace"),
+        workspace=get("workspace") or None,
         working_directory=Path(get("working-directory")),
         task=get("task") or None,
         jobs=jobs_input("jobs", get("jobs")),
@@ -135,6 +137,10 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
             allow_missing_baseline=boolean_input(
                 "allow-missing-baseline", get("allow-missing-baseline")
             ),
+            allow_tasks_without_runs=boolean_input(
+                "allow-tasks-without-runs", get("allow-tasks-without-runs")
+            ),
+            renamed_from=_lines(get("renamed-from")),
         ),
         output=Path(get("output")) if get("output") else None,
         check_name=get("check-name"),
@@ -151,6 +157,34 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         shard_weights=weights,
         html_report=Path(get("html-report")) if get("html-report") else None,
     )
+
+
+def _lines(value: str) -> tuple[str, ...]:
+    """A multi-line input: one value per line, blank lines left out."""
+    return tuple(line.strip() for line in value.splitlines() if line.strip())
+
+
+DECLARED_INPUTS = frozenset({"eval", "results", "github-token", *INPUT_DEFAULTS})
+"""Every input action.yml declares (tests/action/test_action_yml.py keeps the two in step)."""
+
+
+def refuse_unknown_inputs(env: Mapping[str, str]) -> None:
+    """An `INPUT_*` variable that names no declared input is a typo in the step's `with:`
+    (GitHub only warns of it, and the `docker://` form not even that): refused, naming the
+    input it most resembles, so a misspelt `baseline` never leaves the gate comparing nothing."""
+    # The runner's spelling (`INPUT_FAIL-ON`) and the underscore one `input_value` accepts.
+    known = {name.upper().replace(" ", "_") for name in DECLARED_INPUTS}
+    known |= {name.replace("-", "_") for name in known}
+    for key in sorted(env):
+        typed = key.removeprefix("INPUT_")
+        if typed == key or typed in known:
+            continue
+        close = did_you_mean(typed.lower().replace("_", "-"), sorted(DECLARED_INPUTS))
+        raise InputError(
+            f"unknown input {typed.lower()!r} ({key}){close}: the step's `with:` names an "
+            "input waza-ci does not have, so its value would be ignored; fix its name (the "
+            "inputs: docs/action.md)"
+        )
 
 
 def _shard(value: str) -> Shard | None:
@@ -173,7 +207,7 @@ def _report_mode(value: str) -> ListMode:
 
 def _gate_settings(get: Callable[[str], str]) -> GateSettings:
     """The gate's inputs from `get(name)` (the input's value or its default); errors name it."""
-    baseline = tuple(line.strip() for line in get("baseline").splitlines() if line.strip())
+    baseline = _lines(get("baseline"))
     max_regression = number_input("max-regression-pct", get("max-regression-pct"))
     if max_regression < 0:
         raise InputError(f"input `max-regression-pct` must be >= 0, not {max_regression:g}")

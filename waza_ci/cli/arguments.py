@@ -71,9 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade_cmd.add_argument(
         "--workspace",
-        default=".",
         metavar="DIR",
-        help="the post-execution workspace, passed as WAZA_WORKSPACE_DIR (default: .)",
+        help="the post-execution workspace, passed as WAZA_WORKSPACE_DIR; required when a "
+        "grader reads it (file, diff): `.` is not assumed (default for other graders: .)",
     )
     grade_cmd.add_argument(
         "--working-directory",
@@ -170,6 +170,14 @@ def _fail_on(text: str) -> FailOn:
 
 
 def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
+    """The gate's flags, and what counts as a complete grading of this eval."""
+    command.add_argument(
+        "--allow-tasks-without-runs",
+        action="store_true",
+        help="a task of the spec with no saved run (absent from the results, or `runs: []`) "
+        "is listed, not failed (a task added before its first `waza run`); tasks whose runs "
+        "all errored still fail",
+    )
     command.add_argument(
         "--baseline",
         action="append",
@@ -181,8 +189,18 @@ def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--allow-missing-baseline",
         action="store_true",
-        help="with --fail-on regressions: pass the gate when no baseline file is found or it "
-        "shares no task with the results (the first run on a repository)",
+        help="with --fail-on regressions: pass the gate when no baseline file is found, it is "
+        "of another eval, or no task could be compared with it (the first run on a "
+        "repository)",
+    )
+    command.add_argument(
+        "--renamed-from",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an old name of the eval (or of its skill): results and baselines that say they "
+        "are of NAME count as this eval's (repeatable); without it, files of another eval "
+        "fail the step",
     )
     command.add_argument(
         "--min-task-pass-rate",

@@ -95,7 +95,12 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
         partials=args.partials if grading is None else (),
         baseline=args.baseline,
         gate=gate_cli.gate_options(args),
-        policy=GatePolicy(args.fail_on, allow_missing_baseline=args.allow_missing_baseline),
+        policy=GatePolicy(
+            args.fail_on,
+            allow_missing_baseline=args.allow_missing_baseline,
+            allow_tasks_without_runs=args.allow_tasks_without_runs,
+            renamed_from=tuple(args.renamed_from),
+        ),
         min_task_pass_rate=args.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
         outputs=OutputRequest(

@@ -105,6 +105,14 @@ class Change(StrEnum):
     PASSING = "passing"
     NEW = "new"
     REMOVED = "removed"
+    NOT_COMPARED = "not compared"
+    """One side has no graded run of the task (none saved, or every run errored)."""
+
+
+COMPARED_CHANGES = frozenset(
+    {Change.NEWLY_FAILING, Change.FIXED, Change.STILL_FAILING, Change.PASSING}
+)
+"""The changes of a task found on both sides with a graded run on each."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,8 @@ class Side:
     runs: PassCount
     graders: Mapping[str, PassCount]
     golden: bool = False
+    compared: bool = True
+    """False when this side has no graded run of the task: it cannot be compared."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +198,15 @@ class BaselineComparison:
         return self._with(Change.REMOVED)
 
     @property
+    def not_compared(self) -> tuple[TaskChange, ...]:
+        return self._with(Change.NOT_COMPARED)
+
+    @property
+    def shares_a_task(self) -> bool:
+        """Some task was compared: on both sides, with a graded run on each."""
+        return any(task.change in COMPARED_CHANGES for task in self.tasks)
+
+    @property
     def within_noise(self) -> tuple[TaskChange, ...]:
         return tuple(t for t in self.tasks if t.within_noise)
 
@@ -218,8 +237,8 @@ def compare(
         _task_change(base_by_key.get(key), curr_by_key.get(key), min_task_pass_rate) for key in keys
     )
     gate = evaluate_gate(
-        _gate_outcome(baseline, min_task_pass_rate),
-        _gate_outcome(current, min_task_pass_rate),
+        _gate_outcome([s for s in baseline if s.compared], min_task_pass_rate),
+        _gate_outcome([s for s in current if s.compared], min_task_pass_rate),
         options or GateOptions(),
         baseline_file=", ".join(baseline_files),
     )
@@ -239,6 +258,18 @@ def _verdict_change(before: bool | None, after: bool | None) -> Change:
 
 
 def _task_change(base: Side | None, curr: Side | None, min_rate: float) -> TaskChange:
+    if (base is not None and not base.compared) or (curr is not None and not curr.compared):
+        side = curr or base
+        assert side is not None  # every key comes from one side or the other
+        return TaskChange(
+            side.key,
+            side.display_name,
+            Change.NOT_COMPARED,
+            base.runs if base is not None and base.compared else None,
+            curr.runs if curr is not None and curr.compared else None,
+            regression=False,
+            within_noise=False,
+        )
     change = _verdict_change(
         base.runs.meets(min_rate) if base else None, curr.runs.meets(min_rate) if curr else None
     )

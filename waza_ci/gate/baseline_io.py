@@ -1,16 +1,24 @@
-"""The two sides of a baseline comparison, built from files and from the graded summary, and
-the baseline's loading (a missing one is a warning here; the decision says what it does to
-the step)."""
+"""The two sides of a baseline comparison, built from files and from the graded summary, the
+baseline's loading, and whether it can serve as one: a missing baseline, one of another eval,
+one sharing no task with the results or none with a graded run is no baseline (a warning here;
+the decision says what it does to the step).
+
+A task with no graded run on either side (absent, `runs: []`, every run errored in execution)
+is *not compared*: it is listed, and neither counts as new or removed nor feeds waza's gate."""
 
 from __future__ import annotations
 
 import glob
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from waza_ci.errors import few
 from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.gate.waza_gate import GateOptions
+from waza_ci.waza.identity import AnotherEval, EvalIdentity, another_eval
 from waza_ci.waza.results import ResultsFile, load_results, name_results_files
 from waza_ci.waza.scoring import GradeSummary, Status, TaskGrade
 
@@ -18,11 +26,24 @@ from waza_ci.waza.scoring import GradeSummary, Status, TaskGrade
 
 
 def current_sides(summary: GradeSummary, golden: Mapping[str, bool]) -> list[Side]:
-    """The graded tasks; `golden` maps a task key to its flag (see `golden_flags`)."""
-    return [_graded_side(task, golden.get(task.key, False)) for task in summary.tasks]
+    """The graded tasks, then the spec's tasks that no results file held a run of (not
+    compared); `golden` maps a task key to its flag (see `golden_flags`)."""
+    several = len(summary.results_names) > 1
+    unevaluated = {task.test_id for task in summary.not_evaluated}
+    return [_graded_side(task, golden.get(task.key, False)) for task in summary.tasks] + [
+        _not_compared(skipped.results_name, skipped.test_id, several)
+        for skipped in summary.skipped
+        if skipped.test_id in unevaluated
+    ]
+
+
+def _compared(task: TaskGrade) -> bool:
+    return any(run.regraded for run in task.runs)
 
 
 def _graded_side(task: TaskGrade, golden: bool) -> Side:
+    if not _compared(task):
+        return Side(task.key, task.test_id, task.display_name, PassCount(0, 0), {}, compared=False)
     graders: dict[str, list[int]] = {}
     for run in task.runs:
         for verdict in run.verdicts:
@@ -60,6 +81,9 @@ def baseline_sides(files: Sequence[ResultsFile], task: str | None = None) -> lis
             if task is not None and saved.test_id != task:
                 continue
             graders: dict[str, list[int]] = {}
+            if all(run.errored for run in saved.runs):  # no run, or none graded
+                sides.append(_not_compared(results.name, saved.test_id, several))
+                continue
             for run in saved.runs:
                 for name, verdict in sorted((run.validations or {}).items()):
                     tally = graders.setdefault(name, [0, 0])
@@ -80,6 +104,11 @@ def baseline_sides(files: Sequence[ResultsFile], task: str | None = None) -> lis
                 )
             )
     return sides
+
+
+def _not_compared(results_name: str, test_id: str, several: bool) -> Side:
+    key = _key(results_name, test_id, several)
+    return Side(key, test_id, test_id, PassCount(0, 0), {}, compared=False)
 
 
 def _key(results_name: str, test_id: Any, several: bool) -> str:
@@ -136,4 +165,86 @@ def compare_with_baseline(
         min_task_pass_rate=summary.min_task_pass_rate,
         options=options,
         baseline_files=[str(f.path) for f in baseline_files],
+    )
+
+
+# --- whether the baseline can serve as one -------------------------------------------------------
+
+
+class BaselineProblem(StrEnum):
+    """Why there is no baseline to compare with, though one was asked for."""
+
+    NOT_GIVEN = "not-given"
+    """The regression gate was asked for, and no baseline named."""
+    MISSING = "missing"
+    """No file matched the baseline's paths or globs."""
+    ANOTHER_EVAL = "another-eval"
+    """The baseline says it is of another eval (waza/identity.py)."""
+    SHARES_NO_TASK = "shares-no-task"
+    NONE_COMPARED = "none-compared"
+    """Tasks are shared, but none has a graded run on both sides (every run errored)."""
+
+
+@dataclass(frozen=True)
+class BaselineUse:
+    """The comparison with the baseline, and, when it cannot serve, why (in our words and in
+    `note`, which names the files and may carry their text: render it escaped)."""
+
+    comparison: BaselineComparison | None = None
+    problem: BaselineProblem | None = None
+    note: str | None = None
+    another_eval: tuple[AnotherEval, ...] = ()
+
+
+def use_baseline(
+    patterns: Sequence[str],
+    loaded: tuple[tuple[ResultsFile, ...], str | None],
+    summary: GradeSummary,
+    results_files: Sequence[ResultsFile],
+    *,
+    expected: EvalIdentity,
+    renamed_from: Collection[str] = (),
+    options: GateOptions,
+) -> BaselineUse:
+    """The baseline `load_baseline` found, checked to belong to the graded eval (`expected`)
+    and compared; a baseline that cannot serve says why."""
+    files, missing_note = loaded
+    if not patterns:
+        return BaselineUse()
+    if not files:
+        return BaselineUse(problem=BaselineProblem.MISSING, note=missing_note)
+    foreign = tuple(
+        found
+        for f in files
+        if (found := another_eval(str(f.path), f.eval_identity, expected, renamed_from))
+    )
+    if foreign:
+        note = "; ".join(str(f) for f in foreign)
+        return BaselineUse(
+            problem=BaselineProblem.ANOTHER_EVAL,
+            note=f"the baseline {note}: graded without a comparison (gate: no-baseline)",
+            another_eval=foreign,
+        )
+    comparison = compare_with_baseline(summary, results_files, files, options=options)
+    assert comparison is not None  # files is not empty
+    if comparison.shares_a_task:
+        return BaselineUse(comparison)
+    shown = ", ".join(repr(p) for p in patterns)
+    if comparison.not_compared:
+        keys = few(task.key for task in comparison.not_compared)
+        return BaselineUse(
+            comparison,
+            BaselineProblem.NONE_COMPARED,
+            f"no task could be compared with the baseline at {shown}: each task it shares with "
+            f"the results lacks a graded run on one side (every run errored in execution, or "
+            f"none was saved; not compared: {keys}): graded without a comparison "
+            "(gate: no-baseline)",
+        )
+    current = [task.test_id for task in summary.tasks]
+    saved = [task.test_id for f in files for task in f.model.tasks]
+    return BaselineUse(
+        comparison,
+        BaselineProblem.SHARES_NO_TASK,
+        f"the baseline at {shown} shares no task with the results (results: {few(current)}; "
+        f"baseline: {few(saved)}): graded without a comparison (gate: no-baseline)",
     )

@@ -3,7 +3,7 @@ task, run, grader), so the outcome never depends on `jobs` or on timing."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +12,7 @@ from waza_ci.errors import InputError, Location, closest_first, did_you_mean, fe
 from waza_ci.graders import KINDS, is_regraded, kind_of
 from waza_ci.graders.session.digest import derived_skills
 from waza_ci.graders.session.skill_invocation import SKILL_INVOCATION
+from waza_ci.waza.identity import AnotherEval, another_eval
 from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.results import ResultsFile, SavedTask
 from waza_ci.waza.scoring import SkippedTask
@@ -52,6 +53,8 @@ class GradingPlan:
     """The one task id (`--task`) the plan was cut to, if any."""
     warnings: tuple[LoadWarning, ...] = ()
     """What the graders' configs call for before anything runs (each grader once)."""
+    another_eval: tuple[AnotherEval, ...] = ()
+    """Results files that say they are of another eval than the spec."""
 
 
 def regraded_graders(task: TaskSpec) -> tuple[GraderSpec, ...]:
@@ -94,9 +97,13 @@ def _unsupported(grader: GraderSpec) -> InputError:
 
 
 def plan_grading(
-    spec: EvalSpec, results_files: Sequence[ResultsFile], only_task: str | None
+    spec: EvalSpec,
+    results_files: Sequence[ResultsFile],
+    only_task: str | None,
+    renamed_from: Collection[str] = (),
 ) -> GradingPlan:
-    """Match spec tasks to saved tasks by test id and list every grader execution."""
+    """Match spec tasks to saved tasks by test id and list every grader execution; note the
+    results files of another eval (`renamed_from`: old names that still count as this one)."""
     tasks = spec.tasks
     if only_task is not None:
         tasks = tuple(t for t in spec.tasks if t.id == only_task)
@@ -150,28 +157,17 @@ def plan_grading(
         for grader in regraded_graders(match.task)
     )
     warnings += _derived_skills_warnings(executions)
-    others = (_another_eval(spec, results) for results in results_files)
-    warnings += tuple(warning for warning in others if warning is not None)
-    return GradingPlan(tuple(matches), tuple(skipped), executions, only_task, warnings)
-
-
-def _another_eval(spec: EvalSpec, results: ResultsFile) -> LoadWarning | None:
-    """A results file whose `eval_name` or `skill` differ from the spec's: probably another
-    eval's results (its tasks matched by id only)."""
-    saved = results.model
-    names = (spec.name, saved.eval_name)
-    skills = (spec.skill, saved.skill)
-    differ = [pair for pair in (names, skills) if all(pair) and pair[0] != pair[1]]
-    if not differ:
-        return None
-    said = "; ".join(
-        f"{what} {pair[0]!r} in the spec, {pair[1]!r} in the results"
-        for what, pair in (("eval name", names), ("skill", skills))
-        if pair in differ
+    foreign = (
+        another_eval(str(r.path), r.eval_identity, spec.eval_identity, renamed_from)
+        for r in results_files
     )
-    return LoadWarning(
-        f"these results may be of another eval ({said}): their tasks were matched by id",
-        Location(str(results.path)),
+    return GradingPlan(
+        tuple(matches),
+        tuple(skipped),
+        executions,
+        only_task,
+        warnings,
+        tuple(f for f in foreign if f is not None),
     )
 
 

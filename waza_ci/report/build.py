@@ -13,11 +13,13 @@ from dataclasses import replace
 
 from waza_ci.errors import Location
 from waza_ci.gate.baseline import BaselineComparison
+from waza_ci.gate.baseline_io import BaselineProblem
 from waza_ci.policy import DEFAULT_POLICY, GatePolicy
 from waza_ci.report._text import clean
-from waza_ci.report.decision import Findings, decide
+from waza_ci.report.decision import Findings, decide, split_not_evaluated
 from waza_ci.report.model import (
     SLOWEST_GRADERS,
+    AnotherEvalFile,
     CommonFailure,
     Counts,
     DroppedGrader,
@@ -57,13 +59,16 @@ def build_report(
     comparison: BaselineComparison | None = None,
     policy: GatePolicy = DEFAULT_POLICY,
     baseline_asked: bool = False,
-    workspace_defaulted: bool = False,
+    baseline_problem: BaselineProblem | None = None,
+    another_eval: tuple[AnotherEvalFile, ...] = (),
     repo_root: str = "",
     links: SourceLinks | None = None,
 ) -> Report:
     """The report of `summary` and the step's decision on it (decision.py, under `policy`,
-    with the comparison with the baseline, if any); `repo_root` makes YAML paths
-    repository-relative, `links` adds their URLs at the commit being checked."""
+    with the comparison with the baseline, if any, and why a baseline asked for cannot serve);
+    `another_eval`: files other than the results that are of another eval (a baseline);
+    `repo_root` makes YAML paths repository-relative, `links` adds their URLs at the commit
+    being checked."""
     where = Where(repo_root, links)
     tasks = tuple(_task_result(summary, task, where) for task in summary.tasks)
     rows = [row for task in tasks for row in task.graders if row.status is not Status.PASSED]
@@ -86,14 +91,16 @@ def build_report(
         kinds=_kind_counts(verdicts),
     )
     common_failure = _common_failure(summary)
-    hints = _hints(summary, workspace_defaulted=workspace_defaulted)
     decision = decide(
-        Findings(tasks, counts, common_failure, hints),
+        Findings(tasks, counts, common_failure),
         summary,
         comparison,
         policy=policy,
         baseline_asked=baseline_asked,
+        baseline_problem=baseline_problem,
     )
+    not_evaluated, accepted = split_not_evaluated(summary.not_evaluated, policy)
+    unevaluated = {task.test_id for task in summary.not_evaluated}
     return Report(
         eval_name=summary.eval_name,
         eval_path=repo_relative_path(summary.eval_path, repo_root)
@@ -106,29 +113,16 @@ def build_report(
         common_failure=common_failure,
         global_failures=_global_failures(tasks),
         slowest=_slowest(tasks),
-        skipped=summary.skipped,
+        # A task skipped in every file is listed as not evaluated, not twice.
+        skipped=tuple(s for s in summary.skipped if s.test_id not in unevaluated),
         dropped=_dropped(summary),
-        hints=hints,
+        not_evaluated=tuple(not_evaluated),
+        accepted_without_runs=tuple(accepted),
+        another_eval=(
+            *(AnotherEvalFile("results", found) for found in summary.another_eval),
+            *another_eval,
+        ),
     )
-
-
-HINT_WORKSPACE = (
-    "the `file` and `diff` graders found none of the files they check, and the workspace was "
-    "left at its default (the current folder): pass --workspace (the action: `workspace:`) "
-    "naming the folder the agent worked in"
-)
-_WORKSPACE_KINDS = frozenset({"file", "diff"})
-
-
-def _hints(summary: GradeSummary, *, workspace_defaulted: bool) -> tuple[str, ...]:
-    """A default workspace where every `file`/`diff` verdict failed finding its files."""
-    if not workspace_defaulted:
-        return ()
-    verdicts = [
-        v for run in summary.runs for v in run.verdicts if v.regraded and v.kind in _WORKSPACE_KINDS
-    ]
-    missing = all(not v.passed and "not found" in v.feedback for v in verdicts)
-    return (HINT_WORKSPACE,) if verdicts and missing else ()
 
 
 def _dropped(summary: GradeSummary) -> tuple[DroppedGrader, ...]:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waza_ci.gate.baseline import BaselineComparison
+from waza_ci.gate.baseline_io import BaselineUse
 from waza_ci.gate.flaky import FlakyTask, flaky_of
 from waza_ci.policy import DEFAULT_POLICY, GatePolicy
 from waza_ci.report.build import build_report
 from waza_ci.report.decision import Decision
-from waza_ci.report.model import Report, SourceLinks
+from waza_ci.report.model import AnotherEvalFile, Report, SourceLinks
 from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import LoadWarning
 
@@ -34,33 +35,34 @@ class Evaluation:
         cls,
         summary: GradeSummary,
         *,
-        comparison: BaselineComparison | None = None,
+        baseline: BaselineUse | None = None,
         policy: GatePolicy = DEFAULT_POLICY,
         baseline_asked: bool = False,
-        baseline_note: str | None = None,
-        workspace_defaulted: bool = False,
         warnings: tuple[LoadWarning, ...] = (),
         shard_note: str = "",
         repo_root: str = "",
         links: SourceLinks | None = None,
     ) -> Evaluation:
         """The evaluation of a graded summary: its report, with the step's decision under
-        `policy`, and its flaky tasks (see `build_report` for the rest)."""
+        `policy` and the baseline's use (its comparison, or why it cannot serve), and its
+        flaky tasks (see `build_report` for the rest)."""
+        baseline = baseline or BaselineUse()
         model = build_report(
             summary,
-            comparison=comparison,
+            comparison=baseline.comparison,
             policy=policy,
             baseline_asked=baseline_asked,
-            workspace_defaulted=workspace_defaulted,
+            baseline_problem=baseline.problem,
+            another_eval=tuple(AnotherEvalFile("baseline", f) for f in baseline.another_eval),
             repo_root=repo_root,
             links=links,
         )
         return cls(
             summary=summary,
             model=model,
-            comparison=comparison,
+            comparison=baseline.comparison,
             flaky=tuple(flaky_of(summary.tasks)),
-            baseline_note=baseline_note,
+            baseline_note=baseline.note,
             warnings=warnings,
             shard_note=shard_note,
         )

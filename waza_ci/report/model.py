@@ -19,7 +19,9 @@ from typing import Any
 from urllib.parse import quote
 
 from waza_ci.report.decision import Decision, Verdict
+from waza_ci.waza.identity import AnotherEval
 from waza_ci.waza.scoring import (
+    NotEvaluated,
     Problem,
     SkippedTask,
     Status,
@@ -219,6 +221,15 @@ class GraderTime:
 
 
 @dataclass(frozen=True)
+class AnotherEvalFile:
+    """A file that says it is of another eval: the results graded (`results`), the baseline
+    (`baseline`), …; both evals are shown, escaped as untrusted text."""
+
+    role: str
+    found: AnotherEval
+
+
+@dataclass(frozen=True)
 class Report:
     eval_name: str
     eval_path: str
@@ -235,8 +246,11 @@ class Report:
     slowest: tuple[GraderTime, ...]
     skipped: tuple[SkippedTask, ...]
     dropped: tuple[DroppedGrader, ...] = ()
-    hints: tuple[str, ...] = ()
-    """Likely fixes for the setup that no single row shows (waza-ci's own sentences)."""
+    not_evaluated: tuple[NotEvaluated, ...] = ()
+    """Tasks of the spec with no graded run that fail the step (decision.py)."""
+    accepted_without_runs: tuple[NotEvaluated, ...] = ()
+    """Tasks with no saved run that `--allow-tasks-without-runs` accepted: listed, not failed."""
+    another_eval: tuple[AnotherEvalFile, ...] = ()
 
     @property
     def verdict(self) -> Verdict:
@@ -376,13 +390,33 @@ def _report_json(report: Report) -> dict[str, Any]:
             {"results_file": s.results_name, "test_id": s.test_id, "reason": s.reason}
             for s in report.skipped
         ],
-        "hints": list(report.hints),
+        "not_evaluated": [_not_evaluated_json(t, accepted=False) for t in report.not_evaluated]
+        + [_not_evaluated_json(t, accepted=True) for t in report.accepted_without_runs],
+        "another_eval": [
+            {
+                "role": f.role,
+                "file": f.found.file,
+                "found": {"name": f.found.found.name, "skill": f.found.found.skill},
+                "expected": {"name": f.found.expected.name, "skill": f.found.expected.skill},
+            }
+            for f in report.another_eval
+        ],
         "dropped": [
             {"task": d.task_key, "grader": d.grader, "runs": d.runs, "saved_failed": d.saved_failed}
             for d in report.dropped
         ],
     }
     return data
+
+
+def _not_evaluated_json(task: NotEvaluated, *, accepted: bool) -> dict[str, Any]:
+    return {
+        "test_id": task.test_id,
+        "why": str(task.why),
+        "runs_errored": task.runs_errored,
+        "first_error": task.first_error or None,
+        "accepted": accepted,
+    }
 
 
 def _decision_json(decision: Decision) -> dict[str, Any]:

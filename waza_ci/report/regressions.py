@@ -35,6 +35,7 @@ _ICONS = {
     Change.NEW: "🆕",
     Change.REMOVED: "🗑️",
     Change.PASSING: "✔️",
+    Change.NOT_COMPARED: "⚪",
 }
 
 
@@ -108,15 +109,16 @@ _TABLE_HEAD = "| Change | Task | Baseline | Current | Notes |\n| --- | --- | ---
 
 
 def ordered_changes(comparison: BaselineComparison) -> list[TaskChange]:
-    """Regressions first, then other newly failing tasks, fixed, still failing, new, removed;
-    tasks that still pass appear only when their pass rate moved."""
+    """Regressions first, then other newly failing tasks, fixed, still failing, new, removed,
+    not compared; tasks that still pass appear only when their pass rate moved."""
     rank = {
         Change.NEWLY_FAILING: 1,
         Change.FIXED: 2,
         Change.STILL_FAILING: 3,
         Change.NEW: 4,
         Change.REMOVED: 5,
-        Change.PASSING: 6,
+        Change.NOT_COMPARED: 6,
+        Change.PASSING: 7,
     }
     shown = [t for t in comparison.tasks if t.change is not Change.PASSING or t.rate_changed]
     return sorted(shown, key=lambda t: (not t.regression, rank[t.change]))
@@ -196,7 +198,8 @@ def render_regressions_text(evaluation: Evaluation) -> str:
             f"waza-ci: regression gate {'FAILED' if gate is GateState.FAIL else 'passed'}: "
             f"{len(c.regressions)} regression(s), {len(c.fixed)} fixed, "
             f"{len(c.still_failing)} still failing, {len(c.within_noise)} within noise, "
-            f"{len(c.new)} new, {len(c.removed)} removed; waza gate: {c.gate.outcome}"
+            f"{len(c.new)} new, {len(c.removed)} removed, {len(c.not_compared)} not compared; "
+            f"waza gate: {c.gate.outcome}"
         )
         for task in ordered_changes(c):
             mark = (

@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from waza_ci.report._text import format_score, plural
-from waza_ci.report.decision import Verdict
+from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED, Verdict
 from waza_ci.report.md import Medium, code, link, table, trusted
-from waza_ci.report.model import DroppedGrader, GraderResult, Report, TaskResult
+from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderResult, Report, TaskResult
 from waza_ci.report.reasons import format_duration
-from waza_ci.waza.scoring import Status
+from waza_ci.waza.identity import EvalIdentity
+from waza_ci.waza.scoring import NotEvaluated, NotEvaluatedWhy, Status
 
 ICON_PASSED = "✅"
 ICON_FAILED = "❌"
@@ -44,7 +45,35 @@ _VERDICT_LABELS = {
     Verdict.ERRORS: (ICON_ERROR, "Grader errors"),
     Verdict.SETUP: (ICON_ERROR, "Graders could not run"),
     Verdict.NOTHING: (ICON_NOTHING, "Nothing graded"),
+    Verdict.ANOTHER_EVAL: (ICON_ERROR, "Results of another eval"),
+    Verdict.NOT_EVALUATED: (ICON_ERROR, "Not evaluated"),
 }
+
+
+def not_evaluated_fix(tasks: Sequence[NotEvaluated]) -> str:
+    """The fix for the tasks listed as not evaluated (our words)."""
+    if any(task.why is NotEvaluatedWhy.NO_RUN for task in tasks):
+        return FIX_NOT_EVALUATED
+    return FIX_ERRORED
+
+
+def not_evaluated_words(task: NotEvaluated) -> str:
+    """Why a task was not evaluated, in our words (its first error is shown apart)."""
+    if task.why is NotEvaluatedWhy.NO_RUN:
+        return "no saved run (absent from the results, or `runs: []`)"
+    return f"every run errored in execution ({plural(task.runs_errored, 'run')}, 0 graded)"
+
+
+def another_eval_parts(item: AnotherEvalFile, quote: Callable[[str], str]) -> tuple[str, str, str]:
+    """(what the file is, the eval it says, the eval expected), `quote` making the untrusted
+    names safe for the medium: `the baseline x.json`, `'a' (skill 'b')`, …"""
+
+    def named(identity: EvalIdentity) -> str:
+        name = quote(identity.name) if identity.name else "(no name)"
+        return f"{name} (skill {quote(identity.skill)})" if identity.skill else name
+
+    what = "the results file" if item.role == "results" else f"the {item.role}"
+    return f"{what} {quote(item.found.file)}", named(item.found.found), named(item.found.expected)
 
 
 def verdict_parts(report: Report, *, with_time: bool = True) -> list[str]:
@@ -54,17 +83,21 @@ def verdict_parts(report: Report, *, with_time: bool = True) -> list[str]:
         parts = ["no task of the eval had runs to grade in the results"]
     else:
         runs = plural(counts.runs, "run")
-        if counts.runs_failed:
-            runs += f" ({counts.runs_failed} failed)"
-        parts = [
-            plural(counts.tasks, "task"),
-            runs,
-            plural(counts.failures, "failing grader"),
-            plural(counts.grader_errors, "grader error"),
-            plural(counts.cleanup_errors, "clean-up error"),
-        ]
+        failed = counts.runs_failed - counts.runs_errored  # an errored run counts as failed
         if counts.runs_errored:
-            parts.append(f"{counts.runs_errored} errored in execution")
+            graded = f"{counts.runs_errored} errored in execution, {counts.runs_graded} graded"
+            runs += f" ({graded}{f', {failed} failed' if failed else ''})"
+        elif counts.runs_failed:
+            runs += f" ({counts.runs_failed} failed)"
+        parts = [plural(counts.tasks, "task"), runs]
+        if counts.runs_graded:  # with no run graded, "0 failing graders" would read as a pass
+            parts += [
+                plural(counts.failures, "failing grader"),
+                plural(counts.grader_errors, "grader error"),
+                plural(counts.cleanup_errors, "clean-up error"),
+            ]
+    if report.not_evaluated:
+        parts.append(f"{plural(len(report.not_evaluated), 'task')} not evaluated")
     if report.skipped:
         parts.append(f"{plural(len(report.skipped), 'task')} skipped")
     if counts.elapsed_ms and with_time:
@@ -104,7 +137,7 @@ def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
             code(row.task_key, medium, max_chars=NAME_MAX_CHARS),
             link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url),
             ", ".join(str(flip.run) for flip in row.flips),
-            _flip_cell(row),
+            flip_words(row),
         ]
         for row in rows[:max_rows]
     ]
@@ -134,7 +167,8 @@ def dropped_words(gone: DroppedGrader) -> str:
     return ", ".join([*parts, *([f"{gone.saved_failed} failed"] if gone.saved_failed else [])])
 
 
-def _flip_cell(row: GraderResult) -> str:
+def flip_words(row: GraderResult) -> str:
+    """How the verdicts flipped: `passed → failed`, `failed → passed`, or both."""
     pairs = dict.fromkeys((flip.saved_passed, flip.passed) for flip in row.flips)
     words = {True: "passed", False: "failed"}
     return ", ".join(f"{words[saved]} → {words[now]}" for saved, now in pairs)
@@ -349,6 +383,56 @@ def slowest(report: Report, medium: Medium) -> list[str]:
     ]
 
 
+def another_eval_blocks(report: Report, medium: Medium) -> list[str]:
+    """One quote per file of another eval, both evals named (as the files say them)."""
+
+    def quote(text: str) -> str:
+        return code(text, medium, in_table=False, max_chars=NAME_MAX_CHARS)
+
+    blocks = []
+    for item in report.another_eval:
+        what, found, expected = another_eval_parts(item, quote)
+        blocks.append(
+            f"> **{ICON_ERROR} Another eval:** {what} says it is of eval {found}, not of this "
+            f"eval {expected}."
+        )
+    return blocks
+
+
+def not_evaluated_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
+    """The spec's tasks without a graded run: each with why and the first error, and the fix;
+    then the tasks `--allow-tasks-without-runs` accepted."""
+    blocks: list[str] = []
+    if report.not_evaluated:
+        rows = [
+            [
+                code(task.test_id, medium, max_chars=NAME_MAX_CHARS),
+                not_evaluated_words(task),
+                code(task.first_error.strip().split("\n")[-1], medium, max_chars=REASON_MAX_CHARS)
+                if task.first_error
+                else "—",
+            ]
+            for task in report.not_evaluated[:max_rows]
+        ]
+        blocks += [
+            f"### {ICON_ERROR} Not evaluated",
+            table(["Task", "Why", "First error"], ["---", "---", "---"], rows),
+        ]
+        hidden = len(report.not_evaluated) - len(rows)
+        if hidden > 0:
+            blocks.append(f"_… {plural(hidden, 'more task')}, in the report JSON._")
+        blocks.append(f"**What to do:** {trusted(not_evaluated_fix(report.not_evaluated))}.")
+    if report.accepted_without_runs:
+        names = ", ".join(
+            code(task.test_id, medium, in_table=False, max_chars=NAME_MAX_CHARS)
+            for task in report.accepted_without_runs[:max_rows]
+        )
+        blocks.append(
+            f"**{ICON_NOTHING} Accepted without runs** (--allow-tasks-without-runs): {names}"
+        )
+    return blocks
+
+
 def skipped(report: Report, medium: Medium) -> list[str]:
     if not report.skipped:
         return []
@@ -372,8 +456,9 @@ def first_screen(
     """The blocks of the first screen, in reading order. `extra` are Markdown blocks a later
     step adds (e.g. a comparison with the base branch), placed right after the failures;
     they must be safe Markdown already."""
-    blocks = [verdict_line(report), *kinds_line(report, medium), *banner(report, medium)]
-    blocks += [f"> **{ICON_ERROR} Likely fix:** {trusted(hint)}." for hint in report.hints]
+    blocks = [verdict_line(report), *another_eval_blocks(report, medium)]
+    blocks += [*kinds_line(report, medium), *banner(report, medium)]
+    blocks += not_evaluated_table(report, medium, max_rows=max_rows)
     if report.common_failure is not None:
         blocks += collapsed_failures(report, medium, max_rows=max_rows)
     else:

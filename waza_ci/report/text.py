@@ -13,7 +13,14 @@ from collections.abc import Sequence
 from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.decision import Verdict
 from waza_ci.report.model import GraderResult, Report
-from waza_ci.report.screen import dropped_words, kinds_parts, verdict_parts
+from waza_ci.report.screen import (
+    another_eval_parts,
+    dropped_words,
+    kinds_parts,
+    not_evaluated_fix,
+    not_evaluated_words,
+    verdict_parts,
+)
 from waza_ci.waza.scoring import Status
 
 MAX_ROWS = 20
@@ -33,6 +40,8 @@ _LABELS = {
     Verdict.ERRORS: ("GRADER ERRORS", _YELLOW),
     Verdict.SETUP: ("GRADERS COULD NOT RUN", _YELLOW),
     Verdict.NOTHING: ("NOTHING GRADED", _YELLOW),
+    Verdict.ANOTHER_EVAL: ("RESULTS OF ANOTHER EVAL", _YELLOW),
+    Verdict.NOT_EVALUATED: ("NOT EVALUATED", _YELLOW),
 }
 
 
@@ -69,6 +78,27 @@ def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
     return lines
 
 
+def _not_evaluated(report: Report, colour: bool) -> list[str]:
+    lines = []
+    for task in report.not_evaluated[:MAX_ROWS]:
+        error = task.first_error.strip().split("\n")[-1] if task.first_error else ""
+        lines.append(
+            f"  {_paint('not evaluated', _YELLOW, colour)}  {_safe(task.test_id, NAME_MAX_CHARS)}"
+            f"  {not_evaluated_words(task)}"
+            + (f": {_safe(error, REASON_MAX_CHARS)}" if error else "")
+        )
+    if report.not_evaluated:
+        hidden = len(report.not_evaluated) - MAX_ROWS
+        lines += [f"  … {hidden} more not evaluated"] if hidden > 0 else []
+        lines.append(f"  -> {not_evaluated_fix(report.not_evaluated)}")
+    lines += [
+        f"  accepted  {_safe(task.test_id, NAME_MAX_CHARS)}  no saved run "
+        "(--allow-tasks-without-runs)"
+        for task in report.accepted_without_runs[:MAX_ROWS]
+    ]
+    return lines
+
+
 def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--summary") -> str:
     """A few lines for a terminal: verdict, banner, failing rows, skipped tasks."""
     label, tint = _LABELS[report.verdict]
@@ -77,6 +107,10 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     ]
     if report.decision.reasons:
         lines.append("  why: " + "; ".join(report.decision.reasons))
+    for item in report.another_eval:
+        what, found, expected = another_eval_parts(item, lambda t: repr(_safe(t, NAME_MAX_CHARS)))
+        lines.append(f"  another eval: {what} says it is of eval {found}, not of eval {expected}")
+    lines += _not_evaluated(report, colour)
     if kinds := kinds_parts(report, lambda kind: _safe(kind, NAME_MAX_CHARS)):
         lines.append("  verdicts " + " · ".join(kinds))
     common = report.common_failure
@@ -86,7 +120,6 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
             f"{_safe(common.reason, REASON_MAX_CHARS)}"
         )
         lines.append(f"  likely fix: {common.hint}")
-    lines += [f"  likely fix: {hint}" for hint in report.hints]
     shown = report.problems[:MAX_ROWS]
     lines += _rows(shown, colour)
     hidden = len(report.problems) - len(shown)
@@ -114,8 +147,9 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
             f"{_safe(gone.grader or UNNAMED, NAME_MAX_CHARS)}  no longer in the spec: its saved "
             f"verdicts ({dropped_words(gone)}) are not graded"
         )
+    unevaluated = {task.test_id for task in report.not_evaluated}
     for task in report.tasks:
-        if task.errored_runs is not None:
+        if task.errored_runs is not None and task.test_id not in unevaluated:
             groups = task.errored_runs.feedback
             message = groups[0].text.strip().split("\n")[-1] if groups else ""
             lines.append(

@@ -13,7 +13,7 @@ travel in its results file; the engine rebuilds the top-level digest.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,6 +27,7 @@ from waza_ci.shard.section import (
     TaskModel,
     VerdictModel,
 )
+from waza_ci.waza.identity import AnotherEval, EvalIdentity
 from waza_ci.waza.results import ResultsFile, SavedRun, SavedVerdict
 from waza_ci.waza.results_errors import describe_error
 from waza_ci.waza.scoring import (
@@ -76,6 +77,9 @@ class MergedGrading:
     """The longest shard's grading time: the shards run side by side."""
     task_filter: str | None = None
     """The one task id (`--task`) the shards were cut to (their inputs digest holds it too)."""
+    eval_identity: EvalIdentity = field(default_factory=lambda: EvalIdentity("", ""))
+    another_eval: tuple[AnotherEval, ...] = ()
+    """The results files that the shards found to be of another eval."""
 
 
 def read_partial(file: ResultsFile) -> Partial:
@@ -147,6 +151,10 @@ def merge_partials(files: Sequence[ResultsFile]) -> MergedGrading:
         files=tuple(_merged_file(name, shards) for name, shards in by_file.items()),
         elapsed_ms=max(p.section.elapsed_ms for p in partials),
         task_filter=section.task_filter,
+        eval_identity=EvalIdentity(section.eval.name, section.eval.skill),
+        another_eval=tuple(
+            {a.file: a.another_eval() for p in partials for a in p.section.another_eval}.values()
+        ),
     )
 
 

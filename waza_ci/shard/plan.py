@@ -174,7 +174,9 @@ def select_shard(
     executions = tuple(e for m in matches for e in per_task[id(m)])
     return ShardSelection(
         shard=shard,
-        plan=GradingPlan(matches, plan.skipped, executions, plan.task_filter),
+        plan=GradingPlan(
+            matches, plan.skipped, executions, plan.task_filter, another_eval=plan.another_eval
+        ),
         positions=positions,
         total_tasks=len(plan.matches),
         inputs_digest=inputs_digest,
@@ -282,7 +284,7 @@ def partial_section(
         "format": PARTIAL_FORMAT,
         "shard": {"index": selection.shard.index, "count": selection.shard.count},
         "inputs_digest": selection.inputs_digest,
-        "eval": {"name": spec.name, "path": str(spec.path)},
+        "eval": {"name": spec.name, "path": str(spec.path), "skill": spec.skill},
         "results_files": list(results_names),
         "results_name": results_name,
         "results_tasks": task_count,
@@ -292,6 +294,14 @@ def partial_section(
         "skipped": [
             {"results_name": s.results_name, "test_id": s.test_id, "reason": s.reason}
             for s in selection.plan.skipped
+        ],
+        "another_eval": [
+            {
+                "file": a.file,
+                "found": {"name": a.found.name, "skill": a.found.skill},
+                "expected": {"name": a.expected.name, "skill": a.expected.skill},
+            }
+            for a in selection.plan.another_eval
         ],
         "warnings": [
             {

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from waza_ci.errors import Location
+from waza_ci.waza.identity import AnotherEval, EvalIdentity
 from waza_ci.waza.spec import LoadWarning
 
 
@@ -79,6 +80,25 @@ class ShardModel(SectionModel):
 class EvalModel(SectionModel):
     name: str
     path: str
+    skill: str = ""
+    """Absent in a partial from before identities were checked."""
+
+
+class IdentityModel(SectionModel):
+    name: str
+    skill: str
+
+    def identity(self) -> EvalIdentity:
+        return EvalIdentity(self.name, self.skill)
+
+
+class AnotherEvalModel(SectionModel):
+    file: str
+    found: IdentityModel
+    expected: IdentityModel
+
+    def another_eval(self) -> AnotherEval:
+        return AnotherEval(self.file, self.found.identity(), self.expected.identity())
 
 
 class SkippedModel(SectionModel):
@@ -108,6 +128,7 @@ class PartialSection(SectionModel):
     task_indexes: list[int]
     total_tasks: int
     skipped: list[SkippedModel]
+    another_eval: list[AnotherEvalModel] = []
     warnings: list[WarningModel]
     tasks: list[TaskModel]
     elapsed_ms: int = 0
@@ -126,5 +147,7 @@ SECTION_NAMES = {
     "ShardModel": "shard",
     "EvalModel": "eval",
     "SkippedModel": "skipped task",
+    "IdentityModel": "eval identity",
+    "AnotherEvalModel": "results of another eval",
     "WarningModel": "warning",
 }

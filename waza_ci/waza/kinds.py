@@ -10,3 +10,7 @@ their saved verdicts."""
 PROCESS_KINDS = frozenset({"program", "code"})
 """Kinds that start a process (a grader program, an interpreter): the ones a broken setup (a
 missing interpreter, a wrong working directory) fails all alike."""
+
+WORKSPACE_KINDS = frozenset({"file", "diff"})
+"""Kinds that read the agent's workspace by definition: a grading of a spec that has them needs
+the workspace named (`--workspace`), never the current folder by default (engine.py)."""

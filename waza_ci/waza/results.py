@@ -28,6 +28,7 @@ from waza_ci.files import (
     read_regular_text,
 )
 from waza_ci.waza.gojson import dumps_go_json, map_json, write_go_json
+from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.jsonstream import parse_streamed
 from waza_ci.waza.results_errors import WANTED_FILE, describe_error, missing_tasks, not_results
 from waza_ci.waza.results_schema import GraderResults, OutcomeFields, RunFields, TaskFields
@@ -84,6 +85,11 @@ class ResultsFile:
     def raw_run(self, task_index: int, run_index: int) -> dict[str, Any]:
         run: dict[str, Any] = self.raw["tasks"][task_index]["runs"][run_index]
         return run
+
+    @property
+    def eval_identity(self) -> EvalIdentity:
+        """The eval that wrote this file, as it says (`eval_name`, `skill`)."""
+        return EvalIdentity(self.model.eval_name, self.model.skill)
 
     def tasks_by_id(self) -> dict[str, tuple[int, SavedTask]]:
         return {task.test_id: (index, task) for index, task in enumerate(self.model.tasks)}

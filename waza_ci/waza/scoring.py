@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from waza_ci.errors import Location
+from waza_ci.waza.identity import AnotherEval
 
 
 class Status(StrEnum):
@@ -215,6 +216,26 @@ class SkippedTask:
     reason: str
 
 
+class NotEvaluatedWhy(StrEnum):
+    """Why a task of the spec has no graded run."""
+
+    NO_RUN = "no-run"
+    """Absent from every results file, or saved with `runs: []`."""
+    ALL_ERRORED = "all-errored"
+
+
+@dataclass(frozen=True)
+class NotEvaluated:
+    """A task of the spec (within `--task` and `--shard`) that no results file holds a graded
+    run of: nothing judged it, so it cannot pass (report/decision.py)."""
+
+    test_id: str
+    why: NotEvaluatedWhy
+    runs_errored: int = 0
+    first_error: str = ""
+    """The first errored run's `error_msg`, as saved (untrusted text)."""
+
+
 @dataclass(frozen=True)
 class GradeSummary:
     """Everything the reports need: graded tasks in a stable order, and what was skipped."""
@@ -230,6 +251,26 @@ class GradeSummary:
     """A task passes when at least this share of its runs pass; 1.0 (every run) is waza's."""
     task_filter: str | None = None
     """The one task id (`--task`) graded, if any: a baseline is compared on that task alone."""
+    another_eval: tuple[AnotherEval, ...] = ()
+    """Results files that say they are of another eval than the spec (waza/identity.py)."""
+
+    @property
+    def not_evaluated(self) -> tuple[NotEvaluated, ...]:
+        """The spec's tasks without a graded run in any results file, in the spec's order: a
+        task skipped in one file but graded in another was evaluated."""
+        graded = {task.test_id for task in self.tasks if any(r.regraded for r in task.runs)}
+        found: dict[str, NotEvaluated] = {}
+        for task in self.tasks:
+            if task.test_id in graded or task.test_id in found or not task.runs:
+                continue
+            errors = [run.error_msg or "" for run in task.runs]
+            found[task.test_id] = NotEvaluated(
+                task.test_id, NotEvaluatedWhy.ALL_ERRORED, len(errors), errors[0]
+            )
+        for skipped in self.skipped:
+            if skipped.test_id not in graded and skipped.test_id not in found:
+                found[skipped.test_id] = NotEvaluated(skipped.test_id, NotEvaluatedWhy.NO_RUN)
+        return tuple(found.values())
 
     @property
     def overall_score(self) -> float:

@@ -20,6 +20,7 @@ import yaml
 from waza_ci.errors import InputError, Location
 from waza_ci.waza.eval_header import eval_shape
 from waza_ci.waza.goyaml import child, is_null
+from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.project_config import (
     DEFAULT_PROGRAM_TIMEOUT_S,
     LoadWarning,
@@ -120,6 +121,11 @@ class EvalSpec:
     warnings: tuple[LoadWarning, ...] = field(default=())
     program_timeout_source: str = "waza's default"
     """Where `program_timeout_s` came from, for a timeout's explanation in the report."""
+
+    @property
+    def eval_identity(self) -> EvalIdentity:
+        """The eval as its results files name it (`eval_name`, `skill`)."""
+        return EvalIdentity(self.name, self.skill)
 
     def timeout_for(self, grader: GraderSpec) -> int:
         """`config.timeout` (program graders) → `.waza.yaml graders.programTimeout` → 30 s."""

@@ -12,7 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
+from waza_ci.gate.baseline import (
+    COMPARED_CHANGES,
+    BaselineComparison,
+    PassCount,
+    TaskChange,
+)
 from waza_ci.report._text import clean, one_line, shorten
 from waza_ci.report.html.evidence import Budget, run_evidence, tokens_of
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
@@ -116,7 +121,7 @@ def _baseline(change: TaskChange | None) -> dict[str, Any] | None:
         "after": _count(change.current),
         "regression": change.regression,
         "noise": change.within_noise,
-        "comparable": change.change not in (Change.NEW, Change.REMOVED),
+        "comparable": change.change in COMPARED_CHANGES,
         "graders": [[clean(g.grader), str(g.change)] for g in change.graders],
     }
 

@@ -19,8 +19,12 @@ from waza_ci.report.screen import (
     NAME_MAX_CHARS,
     PASSING_LISTED,
     REASON_MAX_CHARS,
+    another_eval_parts,
     dropped_words,
+    flip_words,
     kinds_parts,
+    not_evaluated_fix,
+    not_evaluated_words,
     verdict_label,
     verdict_parts,
 )
@@ -93,11 +97,7 @@ def _failures(report: Report) -> list[str]:
     rows = [_problem_row(row) for row in report.problems[:FIRST_SCREEN_ROWS]]
     rows += [_errored_row(t) for t in errored[: max(FIRST_SCREEN_ROWS - len(rows), 0)]]
     more = len(report.problems) - min(len(report.problems), FIRST_SCREEN_ROWS)
-    tail = (
-        [f'<p class="more">… {plural(more, "more failing grader")}, in the tasks table.</p>']
-        if more
-        else []
-    )
+    tail = _more(more, "more failing grader", "in the tasks table")
     return [
         '<h2 id="failures">Failures</h2>',
         '<table class="failures"><thead><tr><th></th><th>Task</th><th>Grader (YAML line)</th>'
@@ -106,6 +106,59 @@ def _failures(report: Report) -> list[str]:
         "</tbody></table>",
         *tail,
     ]
+
+
+def _another_eval(report: Report) -> list[str]:
+    """One box per file of another eval, naming both evals (as the files say them)."""
+    items = []
+    for item in report.another_eval:
+        what, found, expected = another_eval_parts(item, _code)
+        items.append(
+            f'<p class="banner"><b>Another eval:</b> {what} says it is of eval {found}, '
+            f"not of this eval {expected}.</p>"
+        )
+    return items
+
+
+def _not_evaluated(report: Report) -> list[str]:
+    """The spec's tasks without a graded run, why, the first error, and the fix; then the tasks
+    the opt-in accepted."""
+    blocks: list[str] = []
+    if report.not_evaluated:
+        rows = [
+            f"<tr><td>{_code(task.test_id)}</td><td>{esc(not_evaluated_words(task))}</td>"
+            f"<td>{_code(task.first_error.strip().split(chr(10))[-1], REASON_MAX_CHARS)}</td></tr>"
+            for task in report.not_evaluated[:FIRST_SCREEN_ROWS]
+        ]
+        more = len(report.not_evaluated) - len(rows)
+        blocks += [
+            '<h2 id="not-evaluated">Not evaluated</h2>',
+            '<table class="failures"><thead><tr><th>Task</th><th>Why</th><th>First error</th>'
+            "</tr></thead><tbody>",
+            *rows,
+            "</tbody></table>",
+            *_more(more, "more task", "in the report JSON"),
+            f"<p><b>What to do:</b> {esc(not_evaluated_fix(report.not_evaluated))}.</p>",
+        ]
+    if report.accepted_without_runs:
+        names = ", ".join(_code(t.test_id) for t in report.accepted_without_runs)
+        blocks.append(f"<p><b>Accepted without runs</b> (--allow-tasks-without-runs): {names}</p>")
+    return blocks
+
+
+def _more(count: int, what: str, where: str) -> list[str]:
+    return [f'<p class="more">… {plural(count, what)}, {where}.</p>'] if count > 0 else []
+
+
+def _warning(text: str) -> str:
+    """A warning in one line, or, when long, its first line with the rest a click away."""
+    flat = one_line(text)
+    if len(flat) <= REASON_MAX_CHARS:
+        return f"<li>{esc(flat)}</li>"
+    return (
+        f"<li><details><summary>{esc(shorten(flat, REASON_MAX_CHARS))}</summary>"
+        f'<pre class="full">{esc(text)}</pre></details></li>'
+    )
 
 
 def _shard(evaluation: Evaluation) -> list[str]:
@@ -135,8 +188,9 @@ def _flips(report: Report) -> list[str]:
     if not rows and not dropped:
         return []
     items = [
-        f"<li>{_code(row.task_key)} · {_code(row.grader)}: runs "
-        f"{esc(', '.join(str(f.run) for f in row.flips))} changed since the run</li>"
+        f"<li>{_code(row.task_key)} · {_code(row.grader)}: {esc(flip_words(row))} since the "
+        f"run ({esc(plural(len(row.flips), 'run'))}: "
+        f"{esc(', '.join(str(f.run) for f in row.flips))})</li>"
         for row in rows[:FIRST_SCREEN_ROWS]
     ]
     items += [
@@ -183,9 +237,7 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
     facts = "".join(f"<dt>{esc(k)}</dt><dd>{_code(v)}</dd>" for k, v in meta if v)
     counts = " · ".join(esc(part) for part in verdict_parts(report, with_time=False))
     kinds = " · ".join(kinds_parts(report, esc))
-    warnings = [
-        f"<li>{esc(shorten(one_line(str(w)), REASON_MAX_CHARS))}</li>" for w in evaluation.warnings
-    ]
+    warnings = [_warning(str(w)) for w in evaluation.warnings]
     blocks = [
         f"<header><h1>waza-ci: {_code(report.eval_name)}</h1>"
         f'<dl class="meta">{facts}</dl></header>',
@@ -195,7 +247,9 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
         + (f'<p class="kinds">Verdicts {kinds}</p>' if kinds else "")
         + "</section>",
         *_shard(evaluation),
+        *_another_eval(report),
         *_banner(report),
+        *_not_evaluated(report),
         *_failures(report),
         *_flips(report),
         *_baseline(evaluation.comparison, evaluation.baseline_note),
