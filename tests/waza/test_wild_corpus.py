@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import SHARED, Project, corpus_wanted, require_shared, run_cli_process
 from waza_ci.engine import GradeRequest, prepare_grading, run_grading
@@ -242,6 +243,13 @@ def _spec_for(results: Path) -> Path | None:
     """The spec a results file was made with, where the corpus has it beside the file."""
     if results.parent.name == "candidates":
         return results.parent.parent / "grade.yaml"
+    # The spec of the eval the file names (waza writes the spec's `name` as `eval_name`): the
+    # compatibility fixture's results-1.4.json was written by eval-1.0.yaml's eval, not by
+    # eval-1.4.yaml (`compatibility-mocks`, which has no `answer` grader).
+    eval_name = json.loads(results.read_text(encoding="utf-8")).get("eval_name")
+    for spec in sorted(results.parent.glob("eval*.yaml")):
+        if (yaml.safe_load(spec.read_text(encoding="utf-8")) or {}).get("name") == eval_name:
+            return spec
     stem = results.stem.removeprefix("results")
     spec = results.parent / f"eval{stem}.yaml"
     return spec if spec.is_file() else None
@@ -260,10 +268,20 @@ def _synthetic_spec(project: Project, task_ids: list[str]) -> Path:
 
 
 # Verdicts that waza really wrote, of kinds waza-ci now grades in its own process, and that do
-# not come out the same, with why. One: a hand-made compatibility fixture whose `text` verdict
+# not come out the same, with why. Two: the hand-made compatibility fixtures, whose `text` verdict
 # has an empty feedback no waza writes (waza's text grader always says something).
+# Tasks of real runs that have no graded run: each really was not evaluated. The sherlock eval's
+# trigger task: its only run errored in execution ("waiting for session.idle: context deadline
+# exceeded", a timeout of the agent run).
+NOT_EVALUATED_IN_THE_CORPUS = {
+    "runs/thiagoalmedeiros-agentic-sdlc-wizard/24568cc/evals/sdlc-council-sherlock/results.json": {
+        "positive-trigger-001"
+    },
+}
+
 HAND_MADE_VERDICTS = {
     ("runs/microsoft-waza/index/internal/testdata/compatibility/v1/results-1.0.json", "answer"),
+    ("runs/microsoft-waza/index/internal/testdata/compatibility/v1/results-1.4.json", "answer"),
 }
 
 
@@ -284,6 +302,7 @@ def test_saved_verdicts_of_in_process_kinds_come_out_as_waza_wrote_them() -> Non
                     eval_path=spec,
                     results=[str(results)],
                     working_directory=spec.parent,
+                    workspace=spec.parent,
                     jobs=1,
                     grader_env={"PATH": os.defpath},
                 )
@@ -291,6 +310,10 @@ def test_saved_verdicts_of_in_process_kinds_come_out_as_waza_wrote_them() -> Non
         )
         saved = json.loads(results.read_text(encoding="utf-8"))
         name = results.relative_to(CORPUS).as_posix()
+        # A real run graded with its own spec is of that eval, and evaluated where it has runs.
+        assert report.summary.another_eval == (), name
+        not_evaluated = {t.test_id for t in report.summary.not_evaluated}
+        assert not_evaluated == NOT_EVALUATED_IN_THE_CORPUS.get(name, set()), name
         for task_index, task in enumerate(report.regraded[0].raw["tasks"]):
             for run_index, run in enumerate(task.get("runs") or []):
                 before = saved["tasks"][task_index]["runs"][run_index].get("validations") or {}
