@@ -1,4 +1,4 @@
-"""Issue 24's ordinary mistakes, each made on a copy of examples/demo and run through the real
+"""Ordinary mistakes, each made on a copy of examples/demo and run through the real
 `waza-ci` command and through entrypoint.py as GitHub's runner starts it (against the loopback
 GitHub API), under each `fail-on` mode: the step is never green, and what it says names the
 mistake and its fix.
@@ -99,6 +99,25 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                 "feedback": "it failed at run time",
             }
     _write(ok / "dropped.json", dropped)
+    (ok / "other-baselines").mkdir()
+    _write(ok / "other-baselines" / "sibling-eval.json", other)
+    old_name = json.loads(json.dumps(results))
+    old_name.update(eval_name="Release helper (old name)")
+    _write(ok / "old-name.json", old_name)
+    missing_task = json.loads(json.dumps(results))
+    missing_task["tasks"] = [t for t in missing_task["tasks"] if t["test_id"] != "write-changelog"]
+    _write(ok / "missing-task.json", missing_task)
+    no_runs = json.loads(json.dumps(results))
+    for task in no_runs["tasks"]:
+        if task["test_id"] == "write-changelog":
+            task["runs"] = []
+    _write(ok / "no-runs.json", no_runs)
+    errored = json.loads(json.dumps(results))
+    for task in errored["tasks"]:
+        for run in task["runs"]:
+            run.update(status="error", error_msg="429 Too Many Requests: rate limited")
+    _write(ok / "errored.json", errored)
+    _write(ok / "other-baselines" / "errored.json", errored)
 
     command = _passing_copy(base / "command")
     _edit(command / "tasks" / "version.yaml", "command: python3", "command: pythn3-not-installed")
@@ -154,6 +173,8 @@ class Shells:
         working_directory: str = ".",
         baseline: str | None = None,
         allow_missing_baseline: bool = False,
+        allow_tasks_without_runs: bool = False,
+        renamed_from: str | None = None,
         task: str | None = None,
     ) -> Step:
         if shell == "cli":
@@ -163,6 +184,8 @@ class Shells:
                 + (["--workspace", workspace] if workspace is not None else [])
                 + (["--baseline", baseline] if baseline is not None else [])
                 + (["--allow-missing-baseline"] if allow_missing_baseline else [])
+                + (["--allow-tasks-without-runs"] if allow_tasks_without_runs else [])
+                + (["--renamed-from", renamed_from] if renamed_from is not None else [])
                 + (["--task", task] if task is not None else [])
                 + ["--fail-on", mode],
             )
@@ -175,6 +198,8 @@ class Shells:
             **({"workspace": workspace} if workspace is not None else {}),
             **({"baseline": baseline} if baseline is not None else {}),
             **({"allow-missing-baseline": "true"} if allow_missing_baseline else {}),
+            **({"allow-tasks-without-runs": "true"} if allow_tasks_without_runs else {}),
+            **({"renamed-from": renamed_from} if renamed_from is not None else {}),
             **({"task": task} if task is not None else {}),
         }
         return self.action(folder, inputs)
@@ -291,13 +316,16 @@ def test_a_missing_skill_md_is_the_setup_and_keeps_why(
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("shell", SHELLS)
-def test_a_workspace_left_at_its_default_fails_and_names_the_option(
+def test_a_workspace_left_out_is_refused_naming_the_graders_that_read_it(
     shells: Shells, demo: dict[str, Path], shell: str, mode: str
 ) -> None:
+    """The checkout is not the agent's workspace: with `file` graders in the spec and no
+    workspace named, nothing is graded (the repository's own files would answer)."""
     step = shells.run(shell, demo["ok"], mode, workspace=None)
-    assert_not_green(step, 3)
-    assert "pass --workspace (the action: `workspace:`)" in step.text
-    assert "likely fix" in step.summary.lower()
+    assert_not_green(step, 2)
+    assert "no workspace was given, and graders read it: " in step.text
+    assert "pass --workspace naming the folder the run's files were saved to" in step.text
+    assert "(the action: `workspace:`)" in step.text
 
 
 # --- bad input: exit 2 before anything is graded ---------------------------------------------
@@ -416,16 +444,6 @@ def test_a_baseline_sharing_no_task_fails_the_gate_naming_both_sides(
 
 
 @pytest.mark.parametrize("shell", SHELLS)
-def test_results_of_another_eval_are_warned_about_naming_both(
-    shells: Shells, demo: dict[str, Path], shell: str
-) -> None:
-    step = shells.run(shell, demo["ok"], "failures", results="other-eval.json")
-    assert "these results may be of another eval" in step.text
-    assert "eval name 'Release helper' in the spec, 'Some other eval' in the results" in step.text
-    assert "skill 'release-helper' in the spec, 'other-skill' in the results" in step.text
-
-
-@pytest.mark.parametrize("shell", SHELLS)
 def test_dropped_failing_verdicts_are_listed_everywhere(
     shells: Shells, demo: dict[str, Path], shell: str
 ) -> None:
@@ -440,3 +458,118 @@ def test_dropped_failing_verdicts_are_listed_everywhere(
     assert {"task": "bump-version", "grader": "was_here", "runs": 1, "saved_failed": 1} in (
         step.report["dropped"]
     )
+
+
+# --- what is compared belongs together ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_results_of_another_eval_fail_naming_both_evals(
+    shells: Shells, demo: dict[str, Path], shell: str, mode: str
+) -> None:
+    step = shells.run(shell, demo["ok"], mode, results="other-eval.json")
+    assert_not_green(step, 3)
+    assert "RESULTS OF ANOTHER EVAL" in step.text or "Results of another eval" in step.summary
+    assert "'Some other eval' (skill 'other-skill')" in step.text
+    assert "'Release helper' (skill 'release-helper')" in step.text
+    assert "--renamed-from" in step.text
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_deliberate_rename_is_accepted_when_named(
+    shells: Shells, demo: dict[str, Path], shell: str
+) -> None:
+    renamed = "Release helper (old name)"
+    assert_not_green(shells.run(shell, demo["ok"], "failures", results="old-name.json"), 3)
+    step = shells.run(shell, demo["ok"], "failures", results="old-name.json", renamed_from=renamed)
+    assert_green(step)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_baseline_of_a_sibling_eval_is_no_baseline(
+    shells: Shells, demo: dict[str, Path], shell: str, mode: str
+) -> None:
+    """The sibling shares the task ids (as scaffolded evals do): only its name tells."""
+    step = shells.run(shell, demo["ok"], mode, baseline="other-baselines/sibling-eval.json")
+    assert "the baseline is of another eval" in step.text
+    assert "'Some other eval' (skill 'other-skill')" in step.text
+    if mode == "regressions":
+        assert_not_green(step, 1)
+        assert "name the baseline of this eval" in step.text
+    else:
+        assert_green(step)  # reported: a baseline gates only under fail-on regressions
+    if shell == "action":
+        assert step.outputs["gate"] == "no-baseline"
+
+
+# --- every task the spec asks for was evaluated ------------------------------------------------
+
+
+@pytest.mark.parametrize("results", ["missing-task.json", "no-runs.json"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_task_without_a_saved_run_is_not_evaluated(
+    shells: Shells, demo: dict[str, Path], shell: str, mode: str, results: str
+) -> None:
+    step = shells.run(shell, demo["ok"], mode, results=results)
+    assert_not_green(step, 3)
+    assert "1 task of the spec was not evaluated (1 with no saved run)" in step.text
+    assert step.report is not None
+    assert [(t["test_id"], t["why"]) for t in step.report["not_evaluated"]] == [
+        ("write-changelog", "no-run")
+    ]
+    assert "--allow-tasks-without-runs" in step.text
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_opt_in_accepts_a_task_without_runs_and_lists_it(
+    shells: Shells, demo: dict[str, Path], shell: str
+) -> None:
+    step = shells.run(
+        shell, demo["ok"], "failures", results="missing-task.json", allow_tasks_without_runs=True
+    )
+    assert step.code == 0, step.text
+    if step.outputs:  # passed, but not every task was evaluated: neither green nor red
+        assert (step.outputs["passed"], step.outputs["tasks-passed"]) == ("true", "false")
+        assert [check["conclusion"] for check in step.checks] == ["neutral"]
+    assert "which --allow-tasks-without-runs accepts" in step.text
+    assert step.report is not None
+    assert step.report["not_evaluated"][0]["accepted"] is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("shell", SHELLS)
+def test_runs_that_all_errored_are_not_evaluated_and_the_first_line_says_so(
+    shells: Shells, demo: dict[str, Path], shell: str, mode: str
+) -> None:
+    step = shells.run(
+        shell, demo["ok"], mode, results="errored.json", allow_tasks_without_runs=True
+    )
+    assert_not_green(step, 3)  # the opt-in covers tasks without runs, never errored ones
+    assert "2 runs (2 errored in execution, 0 graded)" in step.text
+    assert "0 failing graders" not in step.text
+    assert "429 Too Many Requests: rate limited" in step.text
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_an_all_errored_baseline_cannot_pass_the_regression_gate(
+    shells: Shells, demo: dict[str, Path], shell: str
+) -> None:
+    step = shells.run(shell, demo["ok"], "regressions", baseline="other-baselines/errored.json")
+    assert_not_green(step, 1)
+    assert "no task could be compared with the baseline" in step.text
+
+
+# --- what the user typed is what runs ----------------------------------------------------------
+
+
+def test_a_misspelt_action_input_is_refused_naming_the_input_it_resembles(
+    shells: Shells, demo: dict[str, Path]
+) -> None:
+    inputs = {"eval": "eval.yaml", "results": "results.json", "workspace": "workspace"}
+    step = shells.action(demo["ok"], {**inputs, "basline": "baseline/*.json", "comment": "off"})
+    assert_not_green(step, 2)
+    assert "unknown input 'basline' (INPUT_BASLINE) (did you mean 'baseline'?)" in step.text
+    assert not step.checks

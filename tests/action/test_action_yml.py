@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from waza_ci.action.settings import INPUT_DEFAULTS
+from waza_ci.action.settings import DECLARED_INPUTS, INPUT_DEFAULTS
 from waza_ci.github.checks import CheckRunResult  # noqa: F401 - the action's output types exist
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +53,7 @@ def test_required_inputs_and_defaults_match_the_code() -> None:
         assert str(declared[name].get("default", "")) == default, name
     assert declared["github-token"]["default"] == "${{ github.token }}"
     assert set(declared) == set(INPUT_DEFAULTS) | {"eval", "results", "github-token"}
+    assert set(declared) == DECLARED_INPUTS  # what the entry point refuses as unknown
 
 
 def test_every_input_and_output_has_a_description() -> None:

@@ -28,7 +28,7 @@ def failing_project(project: Project) -> Path:
         "      command: python3\n      args: [{script}]\n"
     )
     (repo / "evals" / "eval.yaml").write_text(
-        "name: e\ntasks:\n  - tasks/*.yaml\n  - ../../outside/*.yaml\n"
+        "name: test eval\ntasks:\n  - tasks/*.yaml\n  - ../../outside/*.yaml\n"
     )
     (repo / "evals" / "tasks" / "inside.yaml").write_text(
         "id: inside\n" + grader.format(name="in-grader", script=fail)

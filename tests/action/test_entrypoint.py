@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.conftest import (
     DEMO,
@@ -30,6 +31,9 @@ from tests.runner_files import parse_command, parse_github_output
 
 TOKEN = "ghs_FAKE0token0for0tests0only0123456789"
 HEAD_SHA = "a" * 40
+ACTION_INPUTS: dict[str, dict[str, Any]] = yaml.safe_load(
+    (ROOT / "action.yml").read_text(encoding="utf-8")
+)["inputs"]
 MERGE_SHA = "b" * 40
 
 
@@ -78,20 +82,9 @@ class Runner:
         env: Mapping[str, str] | None = None,
         max_file_bytes: int | None = None,
     ) -> ActionRun:
-        defaults = {
-            "workspace": ".",
-            "working-directory": ".",
-            "task": "",
-            "jobs": "2",
-            "fail-on": "failures",
-            "output": "",
-            "github-token": TOKEN,
-            "check-name": "waza program graders",
-            "check-run": "true",
-            "job-summary": "true",
-            "commit": "",
-            "report": "failures",
-        }
+        # Every declared input, with action.yml's default, as GitHub's runner passes them.
+        defaults = {name: str(spec.get("default", "")) for name, spec in ACTION_INPUTS.items()}
+        defaults.update({"jobs": "2", "github-token": TOKEN})
         full = {
             "PATH": FAST_PATH,
             "HOME": str(self.tmp),
