@@ -373,3 +373,49 @@ def test_dropped_verdicts_are_listed(browser: Browser, project: Project) -> None
         opened.page.get_by_role("button", name="t ▸").click()
         assert "Dropped: was_here is no longer in the spec" in opened.text()
         assert not opened.errors
+
+
+def test_an_expanded_task_reads_as_a_reviewer_wants(browser: Browser, project: Project) -> None:
+    """Failing graders first; a task whose every run errored says so with its error instead of
+    an empty graders table; bookkeeping events folded above the conversation."""
+    project.write_eval(
+        "- type: text\n  name: a_passes\n  config:\n    contains: [done]\n"
+        "- type: text\n  name: z_fails\n  config:\n    contains: [never]\n"
+    )
+    project.write_task("t")
+    project.write_task("broken")
+    transcript = [
+        {"type": "turn_start"},
+        {"type": "pending_messages.modified"},
+        {"type": "user.message", "content": "please finish"},
+        {"type": "assistant.message", "content": "done"},
+    ]
+    run = {"run_number": 1, "status": "passed", "final_output": "done", "transcript": transcript}
+    errored = {"run_number": 1, "status": "error", "error_msg": "429 Too Many Requests"}
+    project.write_results(
+        {
+            "eval_name": "test eval",
+            "tasks": [
+                {"test_id": "t", "runs": [run]},
+                {"test_id": "broken", "runs": [errored]},
+            ],
+        }
+    )
+    done = run_cli_process([*project.grade_args(), "--html", "x.html"], cwd=project.root)
+    assert done.code == 3, done.stderr  # `broken` was not evaluated
+    with open_report(browser, project.root / "x.html") as opened:
+        page = opened.page
+        assert "Not evaluated" in page.inner_text("#first")
+        page.get_by_role("button", name="t ▸").click()
+        names = page.locator("table:not(.grid) tbody tr td:first-child code").all_inner_texts()
+        assert names.index("z_fails") < names.index("a_passes")  # not alphabetical: failing first
+        page.get_by_role("button", name="Run 1 ▸").first.click()
+        first = page.locator(".panel .run > div").first.locator(".msg").first
+        assert first.inner_text().startswith(
+            "2 bookkeeping events: turn_start, pending_messages.modified"
+        )
+        page.get_by_role("button", name="broken ▸").click()
+        text = opened.text()
+        assert "Not evaluated: every run errored in execution; the first error:" in text
+        assert "429 Too Many Requests" in text
+        assert not opened.errors

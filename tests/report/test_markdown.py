@@ -186,8 +186,8 @@ def test_verdict_line_counts_everything() -> None:
 
 def test_failures_table_has_a_row_per_task_and_grader_linked_to_its_yaml_line() -> None:
     page = parse(render_check_summary(report_of(factories.failing_summary())))
-    header, *rows = [row for row in page.rows if len(row) == 5]  # not the slowest graders
-    assert header == ["", "Task", "Grader (YAML line)", "Runs failed", "Reason"]
+    failures = page.rows.index(["", "Task", "Grader (YAML line)", "Runs failed", "Reason"])
+    rows = page.rows[failures + 1 : failures + 5]  # not the slowest graders' table below
     assert [(row[1], row[3]) for row in rows] == [
         ("fix-null-check", "1 / 2"),
         ("add-logging", "2 / 2"),
@@ -449,3 +449,56 @@ def test_a_later_step_can_add_a_section_after_the_failures() -> None:
     summary = render_markdown(report, extra=[extra])
     assert summary.index("### ❌ Failures") < summary.index(extra) < summary.index("✅ Passing")
     assert "Newly failing: 1 U+1F600" in render_check_summary(report, extra=[extra])
+
+
+def _in_process_summary(*, failing_hint: bool = False) -> GradeSummary:
+    """Two tasks graded in process only (no measurable time), the same grader name on each."""
+    hint = "CHANGELOG.md not found in the workspace" if failing_hint else ""
+    graders = {"says_done": factories.ref("says_done", factories.EVAL, 5)}
+    return GradeSummary(
+        eval_name="code-review",
+        eval_path="evals/code-review/eval.yaml",
+        results_names=("results.json",),
+        tasks=tuple(
+            factories.task(
+                test_id,
+                factories.run(
+                    1,
+                    factories.verdict(
+                        "says_done",
+                        kind="text",
+                        duration_ms=0,
+                        passed=not failing_hint,
+                        feedback=hint,
+                    ),
+                ),
+                graders=graders,
+            )
+            for test_id in ("one", "two")
+        ),
+    )
+
+
+def test_graders_that_took_no_time_make_no_slowest_table_and_no_0_ms() -> None:
+    markdown = render_markdown(report_of(_in_process_summary()))
+    assert "Slowest graders" not in markdown
+    assert "0 ms" not in markdown
+    assert "**✅ Passing:** `one` 1/1, `two` 1/1" in markdown
+
+
+def test_the_slowest_table_names_the_task_a_grader_ran_on() -> None:
+    markdown = render_markdown(report_of(factories.failing_summary()))
+    assert "| Grader | Task | Runs | Total | Slowest run |" in markdown
+    assert re.search(r"\| \[`lint_clean`\]\([^)]*\) \| `add-logging` \| 2 \|", markdown), markdown
+    assert re.search(r"\| \[`compiles`\]\([^)]*\) \| 3 tasks \| 5 \|", markdown), markdown
+
+
+def test_the_same_hint_is_said_once() -> None:
+    rows = [
+        replace(row, hint="pass --workspace naming the folder")
+        for row in report_of(_in_process_summary(failing_hint=True)).problems
+    ]
+    report = replace(report_of(_in_process_summary(failing_hint=True)), problems=tuple(rows))
+    assert len(rows) == 2
+    markdown = render_markdown(report)
+    assert markdown.count("pass --workspace naming the folder") == 1

@@ -113,7 +113,7 @@ def test_a_file_waza_refuses_is_discarded_with_one_warning_in_waza_s_words(
     assert warning.startswith(f"{config}:{line}: ") and message in warning
     assert warning.endswith(
         "; waza discards this whole file over it, so program graders get its default 30 s "
-        "timeout, not graders.programTimeout (33 s)"
+        "timeout, not its graders.programTimeout: 33"
     )
 
 
@@ -158,3 +158,13 @@ def test_a_refused_waza_yaml_does_not_time_graders_out_at_its_timeout(
     assert result.stderr.count("waza discards this whole file") == 1, result.stderr
     assert f"{config.resolve()}:4: " in result.stderr
     assert "cannot unmarshal !!str `many` into int" in result.stderr
+
+
+def test_a_timeout_written_with_its_unit_is_quoted_as_written(tmp_path: Path) -> None:
+    """`3s` is no integer to waza (the whole file is discarded): the warning shows it as
+    written, not as a number of seconds ("3s s")."""
+    (tmp_path / ".waza.yaml").write_text("graders:\n  programTimeout: 3s\n")
+    timeout, warnings = find_program_timeout(tmp_path)
+    assert timeout == 30
+    (warning,) = map(str, warnings)
+    assert warning.endswith("default 30 s timeout, not its graders.programTimeout: 3s")

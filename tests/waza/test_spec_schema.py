@@ -197,7 +197,7 @@ def test_an_unknown_waza_yaml_key_discards_the_program_timeout(tmp_path: Path) -
     warning = str(*warnings)
     assert warning.startswith(f"{config}:3: ")
     assert "field programTimout not found in type projectconfig.GradersConfig" in warning
-    assert "default 30 s timeout, not graders.programTimeout (45 s)" in warning
+    assert "default 30 s timeout, not its graders.programTimeout: 45" in warning
     assert "\n" not in warning
 
 
@@ -272,7 +272,7 @@ def test_the_action_warns_with_a_workflow_annotation_on_the_key(
     (warning,) = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     name, properties, message = parse_command(warning)
     assert (name, properties["file"], properties["line"]) == ("warning", ".waza.yaml", "3")
-    assert "field colour not found" in message and "not graders.programTimeout (45 s)" in message
+    assert "field colour not found" in message and "not its graders.programTimeout: 45" in message
 
 
 @pytest.mark.slow

@@ -412,17 +412,23 @@ def _global_failures(tasks: Sequence[TaskResult]) -> tuple[GlobalFailure, ...]:
 
 
 def _slowest(tasks: Sequence[TaskResult]) -> tuple[GraderTime, ...]:
-    """Per grader (name and YAML line), executions and time, slowest total first."""
+    """Per grader (name and YAML line), executions, time and the tasks it ran on, slowest total
+    first; graders that took no measurable time (graded in process) are left out: a table of
+    `0 ms` rows says nothing."""
     times: dict[tuple[str, Source], list[int]] = {}
+    ran_on: dict[tuple[str, Source], list[str]] = {}
     for task in tasks:
         for row in task.graders:
             if row.regraded:
-                entry = times.setdefault((row.grader, row.source), [0, 0, 0])
+                key = (row.grader, row.source)
+                entry = times.setdefault(key, [0, 0, 0])
                 entry[0] += row.runs_total
                 entry[1] += row.duration_ms
                 entry[2] = max(entry[2], row.max_duration_ms)
-    ranked = sorted(times.items(), key=lambda item: (-item[1][1], item[0][0], str(item[0][1])))
+                ran_on.setdefault(key, []).append(row.task_key)
+    timed = [item for item in times.items() if item[1][1] > 0]
+    ranked = sorted(timed, key=lambda item: (-item[1][1], item[0][0], str(item[0][1])))
     return tuple(
-        GraderTime(name, source, count, total, longest)
+        GraderTime(name, source, count, total, longest, tuple(dict.fromkeys(ran_on[name, source])))
         for (name, source), (count, total, longest) in ranked[:SLOWEST_GRADERS]
     )

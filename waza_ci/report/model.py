@@ -218,6 +218,8 @@ class GraderTime:
     executions: int
     total_ms: int
     max_ms: int
+    tasks: tuple[str, ...] = ()
+    """The tasks it ran on (keys), in report order."""
 
 
 @dataclass(frozen=True)
@@ -359,6 +361,7 @@ def _report_json(report: Report) -> dict[str, Any]:
                 "executions": t.executions,
                 "total_ms": t.total_ms,
                 "max_ms": t.max_ms,
+                "tasks": list(t.tasks),
             }
             for t in report.slowest
         ],

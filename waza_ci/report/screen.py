@@ -204,14 +204,27 @@ def _status_cell(row: GraderResult) -> str:
     return f"{ICON_FAILED} {row.not_run}" if row.not_run else ICON_FAILED
 
 
-def _reason_cell(row: GraderResult, medium: Medium) -> str:
+def hints_once(report: Report, rows: Sequence[GraderResult]) -> list[str]:
+    """Each row's hint, said once: on the first row that has it, and on none when the banner
+    of a failure common to every execution says it already ("" where it is not said)."""
+    said = {report.common_failure.hint} if report.common_failure else set()
+    hints = []
+    for row in rows:
+        hints.append("" if row.hint in said else row.hint or "")
+        said.add(row.hint or "")
+    return hints
+
+
+def _reason_cell(row: GraderResult, hint: str, medium: Medium) -> str:
     cell = code(row.reason, medium, max_chars=REASON_MAX_CHARS)
-    if row.hint:
-        cell += f"<br>**What to do:** {trusted(row.hint)}"
+    if hint:
+        cell += f"<br>**What to do:** {trusted(hint)}"
     return cell
 
 
-def problem_rows(rows: Sequence[GraderResult], medium: Medium) -> list[list[str]]:
+def problem_rows(
+    rows: Sequence[GraderResult], hints: Sequence[str], medium: Medium
+) -> list[list[str]]:
     return [
         [
             _status_cell(row),
@@ -219,9 +232,9 @@ def problem_rows(rows: Sequence[GraderResult], medium: Medium) -> list[list[str]
             link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url)
             + f"<br>{code(str(row.source), medium, max_chars=NAME_MAX_CHARS)}",
             f"{row.runs_failed} / {row.runs_total}",
-            _reason_cell(row, medium),
+            _reason_cell(row, hint, medium),
         ]
-        for row in rows
+        for row, hint in zip(rows, hints, strict=True)
     ]
 
 
@@ -266,7 +279,7 @@ def failures_table(report: Report, medium: Medium, *, max_rows: int) -> list[str
         table(
             ["", "Task", "Grader (YAML line)", "Runs failed", "Reason"],
             [":-:", "---", "---", "--:", "---"],
-            problem_rows(rows, medium) + errored_rows(errored, medium),
+            problem_rows(rows, hints_once(report, rows), medium) + errored_rows(errored, medium),
         ),
     ]
     hidden = len(report.problems) - len(rows)
@@ -316,7 +329,8 @@ def passing_compact(report: Report, medium: Medium) -> list[str]:
     shown = passing[:PASSING_LISTED]
     items = [
         f"{_task_label(task, medium)} {task.runs_passed}/{task.runs_total}"
-        f" · {format_duration(task.duration_ms)}"
+        # In-process graders take no measurable time: "· 0 ms" on every task says nothing.
+        + (f" · {format_duration(task.duration_ms)}" if task.duration_ms else "")
         for task in shown
     ]
     line = f"**{ICON_PASSED} Passing:** " + ", ".join(items)
@@ -370,6 +384,7 @@ def slowest(report: Report, medium: Medium) -> list[str]:
     rows = [
         [
             link(code(item.grader, medium, max_chars=NAME_MAX_CHARS), item.source.url),
+            _ran_on(item.tasks, medium),
             str(item.executions),
             format_duration(item.total_ms),
             format_duration(item.max_ms),
@@ -378,9 +393,20 @@ def slowest(report: Report, medium: Medium) -> list[str]:
     ]
     return [
         "<details>\n<summary>Slowest graders</summary>",
-        table(["Grader", "Runs", "Total", "Slowest run"], ["---", "--:", "--:", "--:"], rows),
+        table(
+            ["Grader", "Task", "Runs", "Total", "Slowest run"],
+            ["---", "---", "--:", "--:", "--:"],
+            rows,
+        ),
         "</details>",
     ]
+
+
+def _ran_on(tasks: Sequence[str], medium: Medium) -> str:
+    """The task a grader ran on, or how many: what tells apart graders of the same name."""
+    if len(tasks) == 1:
+        return code(tasks[0], medium, max_chars=NAME_MAX_CHARS)
+    return plural(len(tasks), "task")
 
 
 def another_eval_blocks(report: Report, medium: Medium) -> list[str]:

@@ -16,6 +16,7 @@ from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.screen import (
     another_eval_parts,
     dropped_words,
+    hints_once,
     kinds_parts,
     not_evaluated_fix,
     not_evaluated_words,
@@ -53,7 +54,7 @@ def _safe(text: str, limit: int) -> str:
     return for_log(shorten(text, limit))
 
 
-def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
+def _rows(rows: Sequence[GraderResult], hints: Sequence[str], colour: bool) -> list[str]:
     """One line per row, its columns aligned (task, grader, file:line, runs), the reason
     last; a hint on its own line below."""
     cells = [
@@ -68,13 +69,13 @@ def _rows(rows: Sequence[GraderResult], colour: bool) -> list[str]:
     ]
     widths = [max((len(cell[i]) for cell in cells), default=0) for i in range(4)]
     lines = []
-    for row, cell in zip(rows, cells, strict=True):
+    for row, cell, hint in zip(rows, cells, hints, strict=True):
         status = "error " if row.status is Status.ERROR else "failed"
         painted = _paint(status, _YELLOW if row.status is Status.ERROR else _RED, colour)
         columns = "  ".join(text.ljust(width) for text, width in zip(cell, widths, strict=True))
         lines.append(f"  {painted}  {columns}  {_safe(row.reason, REASON_MAX_CHARS)}")
-        if row.hint:
-            lines.append(f"          -> {row.hint}")
+        if hint:
+            lines.append(f"          -> {hint}")
     return lines
 
 
@@ -121,7 +122,7 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
         )
         lines.append(f"  likely fix: {common.hint}")
     shown = report.problems[:MAX_ROWS]
-    lines += _rows(shown, colour)
+    lines += _rows(shown, hints_once(report, shown), colour)
     hidden = len(report.problems) - len(shown)
     if hidden:
         lines.append(f"  … {hidden} more, see {summary_hint}")

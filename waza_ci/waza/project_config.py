@@ -75,7 +75,7 @@ def find_program_timeout(working_directory: Path) -> tuple[int, list[LoadWarning
 def _discarded(err: InputError, root: yaml.MappingNode | None) -> LoadWarning:
     declared = _declared_timeout(root)
     ignored = (
-        f", not graders.programTimeout ({declared.value} s)"
+        f", not its graders.programTimeout: {declared.value}"
         if isinstance(declared, yaml.ScalarNode) and not is_null(declared)
         else ""
     )

@@ -140,6 +140,15 @@ def _run(run: RunGrade, columns: Sequence[str], strings: _Strings, ev: int) -> d
     }
 
 
+_STATUS_RANK = {Status.ERROR: 0, Status.FAILED: 1}
+
+
+def _failing_first(rows: Sequence[GraderResult]) -> list[GraderResult]:
+    """A task's graders as a reviewer reads them: errors, then failures, then the rest (each
+    group in its own order)."""
+    return sorted(rows, key=lambda row: _STATUS_RANK.get(row.status, 2))
+
+
 def _raw_runs(task: TaskGrade, raw_files: Mapping[str, Mapping[str, Any]]) -> list[Any]:
     """The task's runs as the results file holds them (transcripts and all)."""
     raw = raw_files.get(task.results_name) or {}
@@ -171,7 +180,8 @@ def build_page_data(
     evidence: list[dict[str, Any]] = []
     for task in summary.tasks:
         result = results[task.key]
-        columns = [row.grader for row in result.graders]
+        graders = _failing_first(result.graders)
+        columns = [row.grader for row in graders]
         raw_runs = _raw_runs(task, raw_files)
         runs = []
         tokens = 0
@@ -195,7 +205,7 @@ def build_page_data(
                 "flips": sum(len(row.flips) for row in result.graders)
                 + len(dropped.get(task.key, [])),
                 "src": _source(result.source),
-                "graders": [_row(row) for row in result.graders],
+                "graders": [_row(row) for row in graders],
                 "errored": sum(1 for run in task.runs if run.status == Status.ERROR),
                 "runs": runs,
                 "base": _baseline(changes.get(task.key)),

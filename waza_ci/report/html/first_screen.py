@@ -22,6 +22,7 @@ from waza_ci.report.screen import (
     another_eval_parts,
     dropped_words,
     flip_words,
+    hints_once,
     kinds_parts,
     not_evaluated_fix,
     not_evaluated_words,
@@ -68,8 +69,8 @@ def _status(row: GraderResult) -> str:
     return '<span class="st st-f">failed</span>'
 
 
-def _problem_row(row: GraderResult) -> str:
-    hint = f"<br><b>What to do:</b> {esc(row.hint)}" if row.hint else ""
+def _problem_row(row: GraderResult, hint: str) -> str:
+    hint = f"<br><b>What to do:</b> {esc(hint)}" if hint else ""
     return (
         f"<tr><td>{_status(row)}</td><td>{_code(row.task_key)}</td>"
         f"<td>{_code(row.grader)}<br><small>{_source(row.source)}</small></td>"
@@ -94,7 +95,10 @@ def _failures(report: Report) -> list[str]:
     errored = [t for t in report.tasks if t.errored_runs is not None]
     if not report.problems and not errored:
         return []
-    rows = [_problem_row(row) for row in report.problems[:FIRST_SCREEN_ROWS]]
+    shown = report.problems[:FIRST_SCREEN_ROWS]
+    rows = [
+        _problem_row(row, hint) for row, hint in zip(shown, hints_once(report, shown), strict=True)
+    ]
     rows += [_errored_row(t) for t in errored[: max(FIRST_SCREEN_ROWS - len(rows), 0)]]
     more = len(report.problems) - min(len(report.problems), FIRST_SCREEN_ROWS)
     tail = _more(more, "more failing grader", "in the tasks table")

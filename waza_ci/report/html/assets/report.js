@@ -138,6 +138,26 @@
     return box;
   }
 
+  /* Bookkeeping events (turn_start, pending_messages.modified, …: an event with no content)
+     folded, each run of them into one line, so the conversation opens on what was said. */
+  function conversation(parent, items) {
+    var quiet = [];
+    function flush() {
+      if (!quiet.length) return;
+      var names = quiet.map(function (item) { return item.t; });
+      var d = el("details", "msg event");
+      add(d, el("summary", "who", quiet.length + " bookkeeping event" + (quiet.length > 1 ? "s" : "") + ": " + names.join(", ")));
+      add(parent, d);
+      quiet = [];
+    }
+    items.forEach(function (item) {
+      if (item.k === "event" && !item.x) { quiet.push(item); return; }
+      flush();
+      add(parent, message(item));
+    });
+    flush();
+  }
+
   function runPanel(task, run) {
     var ev = evidence(run.ev) || { conversation: [], digest: {}, verdicts: [] };
     var panel = el("div", "panel");
@@ -149,7 +169,7 @@
     var first = ev.conversation[0];
     if (ev.prompt && !(first && first.k === "user" && first.x === ev.prompt)) add(left, add(el("div", "msg user"), el("div", "who", "prompt"), el("div", "text", ev.prompt)));
     if (!ev.conversation.length) add(left, el("p", "more", "No transcript in the results file."));
-    ev.conversation.forEach(function (item) { add(left, message(item)); });
+    conversation(left, ev.conversation);
     var right = el("div");
     var d = ev.digest || {};
     var kv = el("dl", "kv");
@@ -200,7 +220,15 @@
       if (g.hint) add(reason, el("div", "more", "What to do: " + g.hint));
       add(body, add(el("tr"), add(el("td"), el("code", null, g.n), el("div", "more", g.src.p)), el("td", null, g.kind), status, el("td", "num", g.failed + " / " + g.total), reason));
     });
-    add(box, add(graders, body));
+    if (task.graders.length) add(box, add(graders, body));
+    else {
+      /* No grader verdict at all: every run errored in execution; say why, not an empty table. */
+      var failed = task.runs.filter(function (r) { return r.s === "error"; });
+      add(box, el("p", "err", failed.length
+        ? "Not evaluated: every run errored in execution; the first error:"
+        : "No grader verdict for this task."));
+      if (failed.length && failed[0].error) add(box, pre(failed[0].error));
+    }
     task.dropped.forEach(function (d) {
       add(box, el("p", "err", "Dropped: " + d[0] + " is no longer in the spec; its " + d[1] + " saved verdicts (" + d[2] + " passed, " + d[3] + " failed) no longer count (changed since the run)"));
     });
