@@ -50,7 +50,8 @@ from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
 
 if TYPE_CHECKING:
-    from waza_ci.github.runner import RunnerEnv, WorkflowCommands
+    from waza_ci.github.commands import WorkflowCommands
+    from waza_ci.github.environment import RunnerEnv
     from waza_ci.publish.options import PublishOptions
     from waza_ci.publish.step import StepResult
 

@@ -24,11 +24,13 @@ from waza_ci import __version__
 from waza_ci.github.check_limits import annotation_body
 from waza_ci.github.checks import (
     CheckRunClient,
+    CheckRunIncomplete,
     CheckRunRequest,
     ChecksUnavailable,
     GitHubApiError,
     GitHubError,
 )
+from waza_ci.github.http import GitHubSetupError
 from waza_ci.report._text import head_tail, readable_bmp
 from waza_ci.report.annotations import Annotation
 from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, CHECK_OUTPUT_BYTES
@@ -328,9 +330,10 @@ def test_an_unexplained_annotation_count_stops_the_publish(
         ).raise_for_status()
 
     fake_time.on_sleep = someone_else_appends
-    with pytest.raises(GitHubApiError, match="risk duplicates") as caught:
+    with pytest.raises(CheckRunIncomplete, match="risk duplicates") as caught:
         client.publish(make_request(make_annotations(123)))
-    assert caught.value.resource_id == github.check_runs[0]["id"]
+    assert caught.value.run_id == github.check_runs[0]["id"]
+    assert isinstance(caught.value.__cause__, GitHubApiError)
     assert len(github.requests_for("PATCH")) == 2  # our one PATCH, plus the other writer's
 
 
@@ -427,7 +430,7 @@ def test_integration_refusal_means_checks_unavailable_without_retry(
     message = str(caught.value)
     assert "Resource not accessible by integration" in message
     assert "checks: write" in message and "workflow_run" in message
-    assert caught.value.status == 403 and caught.value.resource_id is None
+    assert caught.value.status == 403 and not isinstance(caught.value, CheckRunIncomplete)
     assert len(github.requests) == 1 and fake_time.sleeps == []
     assert github.check_runs == []
 
@@ -450,10 +453,11 @@ def test_other_refusals_of_the_create_are_checks_unavailable(
 
 def test_a_404_on_patch_is_an_api_error(client: CheckRunClient, github: FakeGitHub) -> None:
     github.add_fault(Fault("PATCH", status=404, body={"message": "Not Found"}))
-    with pytest.raises(GitHubApiError) as caught:
+    with pytest.raises(CheckRunIncomplete) as caught:
         client.publish(make_request(make_annotations(60)))
-    assert not isinstance(caught.value, ChecksUnavailable)
-    assert caught.value.resource_id == github.check_runs[0]["id"]
+    assert isinstance(caught.value.__cause__, GitHubApiError)
+    assert not isinstance(caught.value.__cause__, ChecksUnavailable)
+    assert (caught.value.run_id, caught.value.annotations_sent) == (github.check_runs[0]["id"], 50)
 
 
 def test_bad_credentials_are_not_retried(github: FakeGitHub, fake_time: FakeTime) -> None:
@@ -532,7 +536,7 @@ def test_the_token_never_shows_in_repr_or_errors(
 
 
 def test_a_token_with_whitespace_is_refused_without_echoing_it() -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(GitHubSetupError) as caught:
         CheckRunClient.connect("https://api.github.com", REPOSITORY, TOKEN + "\n")
     assert TOKEN not in str(caught.value)
 
@@ -546,7 +550,7 @@ def test_a_token_with_whitespace_is_refused_without_echoing_it() -> None:
     ],
 )
 def test_bad_client_settings_are_refused(api_url: str, repository: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(GitHubSetupError):
         CheckRunClient.connect(api_url, repository, TOKEN)
 
 

@@ -8,7 +8,13 @@ import pytest
 
 from tests.fake_github import FakeGitHub, Fault, SilentServer
 from tests.github.conftest import TOKEN, FakeTime
-from waza_ci.github.http import AccessRefused, DeadlineExceeded, GitHubApiError, GitHubHttp
+from waza_ci.github.http import (
+    AccessRefused,
+    DeadlineExceeded,
+    GitHubApiError,
+    GitHubHttp,
+    GitHubSetupError,
+)
 
 
 @pytest.mark.slow
@@ -90,5 +96,5 @@ def test_an_oversized_answer_is_refused_not_read_whole() -> None:
 
 @pytest.mark.parametrize("deadline", [0, -1, float("nan")])
 def test_a_deadline_that_is_not_positive_is_refused(deadline: float) -> None:
-    with pytest.raises(ValueError, match="deadline"):
+    with pytest.raises(GitHubSetupError, match="deadline"):
         GitHubHttp("https://api.github.com", TOKEN, deadline_s=deadline)

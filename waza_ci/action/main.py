@@ -17,13 +17,9 @@ from typing import TYPE_CHECKING, TextIO
 from waza_ci import __version__
 from waza_ci.action.settings import INPUT_DEFAULTS, ActionSettings, load_settings
 from waza_ci.errors import WazaCiError
-from waza_ci.github.runner import (
-    RunnerEnv,
-    WorkflowCommands,
-    input_value,
-    resolve_head_sha,
-    write_outputs,
-)
+from waza_ci.github.commands import WorkflowCommands
+from waza_ci.github.env_files import write_outputs
+from waza_ci.github.environment import RunnerEnv, input_value, resolve_head_sha
 from waza_ci.publish.options import PublishOptions
 from waza_ci.report._text import for_log  # re only: cheap
 

@@ -22,7 +22,7 @@ from waza_ci.action.parsers import (
 from waza_ci.errors import InputError, did_you_mean
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
-from waza_ci.github.runner import input_value
+from waza_ci.github.environment import input_value
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.options import CommentMode
 from waza_ci.report.screen import ListMode

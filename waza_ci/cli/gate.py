@@ -109,7 +109,8 @@ def main(argv: Sequence[str], stdout: TextIO, step_summary: str | None) -> int:
         stdout.write(render_gate_markdown(report))
     elif output_format is GateFormat.GITHUB_ACTIONS:
         # Here only: `waza-ci grade` imports this module for its parser, and needs none of it.
-        from waza_ci.github.runner import WorkflowCommands, append_summary  # noqa: PLC0415
+        from waza_ci.github.commands import WorkflowCommands  # noqa: PLC0415
+        from waza_ci.github.env_files import append_summary  # noqa: PLC0415
 
         commands = WorkflowCommands(stdout)
         for note in gate_annotations(report):

@@ -19,6 +19,7 @@ from waza_ci.github.http import (
     GitHubApiError,
     GitHubError,
     GitHubHttp,
+    repository_path,
 )
 from waza_ci.report._text import readable_bmp
 from waza_ci.report.annotations import Annotation
@@ -27,6 +28,7 @@ from waza_ci.report.github_limits import ANNOTATIONS_PER_REQUEST
 
 __all__ = [
     "CheckRunClient",
+    "CheckRunIncomplete",
     "CheckRunRequest",
     "CheckRunResult",
     "ChecksUnavailable",
@@ -50,6 +52,17 @@ FIX_HINT = (
 
 # The token may not write check runs here: the caller falls back to workflow-command annotations.
 ChecksUnavailable = AccessRefused
+
+
+class CheckRunIncomplete(GitHubError):
+    """The check run was created, then a later request failed: what exists is named, so the
+    caller can point at the run and log only the annotations it is missing."""
+
+    def __init__(self, cause: GitHubError, run_id: int, html_url: str, annotations_sent: int):
+        super().__init__(str(cause), status=cause.status, github_message=cause.github_message)
+        self.run_id = run_id
+        self.html_url = html_url
+        self.annotations_sent = annotations_sent
 
 
 # --- request and result ------------------------------------------------------------------------
@@ -105,12 +118,9 @@ class CheckRunClient:
     """
 
     def __init__(self, http: GitHubHttp, repository: str) -> None:
-        owner, _, name = repository.partition("/")
-        if not owner or not name or "/" in name:
-            raise ValueError(f"the repository must be 'owner/name', got {repository!r}")
         self._http = http
         self._repository = repository
-        self._repo_path = f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+        self._repo_path = repository_path(repository)
         self._run_id: int | None = None
         self._html_url: str | None = None
         self._annotations_sent = 0
@@ -154,13 +164,15 @@ class CheckRunClient:
         try:
             run_id, html_url, annotations_sent = self._publish(request)
         except AccessRefused as err:
-            refused = ChecksUnavailable(
+            raise ChecksUnavailable(
                 f"{err} {FIX_HINT}", status=err.status, github_message=err.github_message
-            )
-            raise self._with_progress(refused) from err
+            ) from err
         except GitHubError as err:
-            self._with_progress(err)
-            raise
+            if self._run_id is None:
+                raise
+            raise CheckRunIncomplete(
+                err, self._run_id, self._html_url or "", self._annotations_sent
+            ) from err
         return CheckRunResult(
             id=run_id,
             html_url=html_url,
@@ -168,12 +180,6 @@ class CheckRunClient:
             annotations_sent=annotations_sent,
             adopted=self._adopted,
         )
-
-    def _with_progress(self, err: GitHubError) -> GitHubError:
-        """`err` carrying what exists already: the run (if created) and its annotation count."""
-        err.resource_id, err.resource_url = self._run_id, self._html_url
-        err.items_sent = self._annotations_sent
-        return err
 
     def _publish(self, request: CheckRunRequest) -> tuple[int, str, int]:
         """The run's id and address, and how many annotations it holds."""

@@ -26,9 +26,8 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote
 
-from waza_ci.github.http import AccessRefused, GitHubApiError, GitHubHttp
+from waza_ci.github.http import AccessRefused, GitHubApiError, GitHubHttp, repository_path
 from waza_ci.report.github_limits import COMMENT_CHARS
 
 PAGE_SIZE = 100
@@ -91,11 +90,8 @@ class StickyCommentClient:
     """Creates or updates the one comment with a given marker on a pull request."""
 
     def __init__(self, http: GitHubHttp, repository: str) -> None:
-        owner, _, name = repository.partition("/")
-        if not owner or not name or "/" in name:
-            raise ValueError(f"the repository must be 'owner/name', got {repository!r}")
         self._http = http
-        self._repo_path = f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+        self._repo_path = repository_path(repository)
         self._author: Author | None = None
 
     def upsert(

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import requests
 
@@ -44,13 +44,21 @@ DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 _CHUNK_BYTES = 64 * 1024
 
 
-class GitHubError(Exception):
-    """Base of the failures GitHub clients report; messages never contain the token.
+class GitHubSetupError(Exception):
+    """The step's GitHub settings cannot work (a malformed API URL, token, deadline or
+    repository): found before any request; messages never contain the token."""
 
-    `resource_id`, `resource_url` and `items_sent` are left for the client on top to fill in
-    when the failure came after it had already created something (a check run, a comment): its
-    id and address, and how many items (annotations) it is known to hold.
-    """
+
+def repository_path(repository: str) -> str:
+    """`/repos/{owner}/{name}` for GITHUB_REPOSITORY's `owner/name`, each part escaped."""
+    owner, _, name = repository.partition("/")
+    if not owner or not name or "/" in name:
+        raise GitHubSetupError(f"the repository must be 'owner/name', got {repository!r}")
+    return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+
+
+class GitHubError(Exception):
+    """Base of the failures GitHub clients report; messages never contain the token."""
 
     def __init__(
         self, message: str, *, status: int | None = None, github_message: str | None = None
@@ -58,9 +66,6 @@ class GitHubError(Exception):
         super().__init__(message)
         self.status = status
         self.github_message = github_message
-        self.resource_id: int | None = None
-        self.resource_url: str | None = None
-        self.items_sent = 0
 
 
 class AccessRefused(GitHubError):
@@ -122,12 +127,14 @@ class GitHubHttp:
     ) -> None:
         api_url = api_url.rstrip("/")
         if urlsplit(api_url).scheme not in ("http", "https"):
-            raise ValueError(f"the API URL must be http(s): {api_url!r}")
+            raise GitHubSetupError(f"the API URL must be http(s): {api_url!r}")
         if not token or token != token.strip() or any(c in token for c in "\r\n\t "):
             # Deliberately no detail: the message must not echo the token.
-            raise ValueError("the token is empty or contains whitespace")
+            raise GitHubSetupError("the token is empty or contains whitespace")
         if not deadline_s > 0:
-            raise ValueError(f"the deadline must be a positive number of seconds: {deadline_s!r}")
+            raise GitHubSetupError(
+                f"the deadline must be a positive number of seconds: {deadline_s!r}"
+            )
         self.api_url = api_url
         self.deadline_s = deadline_s
         self._token = token

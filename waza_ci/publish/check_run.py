@@ -9,12 +9,14 @@ from collections.abc import Mapping, Sequence
 from waza_ci.github.checks import (
     FIX_HINT,
     CheckRunClient,
+    CheckRunIncomplete,
     CheckRunRequest,
     CheckRunResult,
     ChecksUnavailable,
 )
-from waza_ci.github.http import GitHubError, GitHubHttp
-from waza_ci.github.runner import RunnerEnv, WorkflowCommands
+from waza_ci.github.commands import WorkflowCommands
+from waza_ci.github.environment import RunnerEnv
+from waza_ci.github.http import GitHubError, GitHubHttp, GitHubSetupError
 from waza_ci.publish.options import PublishOptions
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
@@ -38,7 +40,7 @@ def open_session(
             deadline_s=options.api_timeout_s,
             notify=lambda line: commands.echo_untrusted(f"waza-ci: {for_log(line)}"),
         )
-    except ValueError as err:
+    except GitHubSetupError as err:
         commands.warning(f"the GitHub API cannot be used: {err}")
         return None
 
@@ -83,24 +85,23 @@ def publish_check_run(
         return posted
     except ChecksUnavailable as err:
         commands.warning(f"the check run could not be posted: {err}")  # ends with FIX_HINT
+    except CheckRunIncomplete as err:
+        # The run exists with part of its annotations: say so, point at it, and put only the
+        # annotations it is missing into the log.
+        commands.warning(
+            f"check run {err.run_id} was posted, but only {err.annotations_sent} of "
+            f"{len(annotations)} annotations reached it: {err}"
+        )
+        log_annotations(commands, annotations[err.annotations_sent :])
+        return CheckRunResult(
+            id=err.run_id,
+            html_url=err.html_url,
+            requests_made=0,
+            annotations_sent=err.annotations_sent,
+        )
     except GitHubError as err:  # DeadlineExceeded included: one warning, the verdict stands
-        if err.resource_id is None:
-            commands.warning(f"the check run could not be posted: {err}")
-        else:
-            # The run exists with part of its annotations: say so, point at it, and put
-            # only the annotations it is missing into the log.
-            commands.warning(
-                f"check run {err.resource_id} was posted, but only {err.items_sent} of "
-                f"{len(annotations)} annotations reached it: {err}"
-            )
-            log_annotations(commands, annotations[err.items_sent :])
-            return CheckRunResult(
-                id=err.resource_id,
-                html_url=err.resource_url or "",
-                requests_made=0,
-                annotations_sent=err.items_sent,
-            )
-    except ValueError as err:  # a malformed GITHUB_REPOSITORY or API URL
+        commands.warning(f"the check run could not be posted: {err}")
+    except GitHubSetupError as err:  # a malformed GITHUB_REPOSITORY
         commands.warning(f"the check run could not be posted: {err}")
     log_annotations(commands, annotations)
     return None

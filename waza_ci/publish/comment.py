@@ -20,8 +20,8 @@ from waza_ci.github.comments import (
     StickyCommentClient,
     comment_marker,
 )
-from waza_ci.github.http import GitHubError, GitHubHttp
-from waza_ci.github.runner import RunnerEnv
+from waza_ci.github.environment import RunnerEnv
+from waza_ci.github.http import GitHubError, GitHubHttp, GitHubSetupError
 from waza_ci.publish.options import CommentMode
 from waza_ci.report.comment import render_comment
 from waza_ci.report.evaluation import Evaluation
@@ -122,6 +122,6 @@ def publish_comment(
         return client.upsert(number, marker, body, create=wants_new_comment(mode, evaluation))
     except CommentsUnavailable as err:
         notice(f"no pull-request comment: {err}")
-    except (GitHubError, ValueError) as err:
+    except (GitHubError, GitHubSetupError) as err:
         warn(f"the pull-request comment could not be posted: {err}")
     return None

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from waza_ci.errors import WazaCiError
 from waza_ci.github.checks import CheckRunResult
-from waza_ci.github.runner import WorkflowCommands
+from waza_ci.github.commands import WorkflowCommands
 from waza_ci.outputs import write_text_files
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.md import JOB_SUMMARY, code

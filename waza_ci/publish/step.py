@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from waza_ci.github.checks import CheckRunResult
+from waza_ci.github.commands import WorkflowCommands
+from waza_ci.github.env_files import append_summary
+from waza_ci.github.environment import RunnerEnv
 from waza_ci.github.http import GitHubHttp
-from waza_ci.github.runner import RunnerEnv, WorkflowCommands, append_summary
 from waza_ci.publish.check_run import open_session, publish_check_run, run_url
 from waza_ci.publish.comment import CommentContext, publish_comment
 from waza_ci.publish.options import PublishOptions

@@ -12,15 +12,10 @@ import pytest
 
 from tests.runner_files import parse_github_output as parse_output_file
 from waza_ci.errors import InputError
-from waza_ci.github import runner
-from waza_ci.github.runner import (
-    RunnerEnv,
-    WorkflowCommands,
-    append_summary,
-    input_value,
-    resolve_head_sha,
-    write_outputs,
-)
+from waza_ci.github import env_files
+from waza_ci.github.commands import WorkflowCommands
+from waza_ci.github.env_files import append_summary, write_outputs
+from waza_ci.github.environment import RunnerEnv, input_value, resolve_head_sha
 
 HEAD = "1111111111111111111111111111111111111111"
 MERGE = "2222222222222222222222222222222222222222"
@@ -346,7 +341,7 @@ def test_each_multiline_output_gets_its_own_delimiter(tmp_path: Path) -> None:
 def test_a_value_holding_the_delimiter_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(runner, "_new_delimiter", lambda: "ghadelimiter_fixed")
+    monkeypatch.setattr(env_files, "_new_delimiter", lambda: "ghadelimiter_fixed")
     path = tmp_path / "output"
     path.write_text("before=1\n", encoding="utf-8")
     with pytest.raises(ValueError, match="delimiter"):
