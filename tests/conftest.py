@@ -136,8 +136,18 @@ class Project:
     def workspace(self) -> Path:
         return self.root / "workspace"
 
-    def write_eval(self, global_graders: str = "", tasks_glob: str = "tasks/*.yaml") -> None:
-        body = f"name: test eval\ntasks:\n  - {json.dumps(tasks_glob)}\n"
+    def write_eval(
+        self,
+        global_graders: str = "",
+        tasks_glob: str = "tasks/*.yaml",
+        *,
+        name: str = "test eval",
+        skill: str | None = None,
+    ) -> None:
+        body = f"name: {json.dumps(name)}\n"
+        if skill is not None:
+            body += f"skill: {json.dumps(skill)}\n"
+        body += f"tasks:\n  - {json.dumps(tasks_glob)}\n"
         if global_graders:
             body += "graders:\n" + textwrap.indent(textwrap.dedent(global_graders), "  ")
         self.eval_path.write_text(body, encoding="utf-8")

@@ -694,13 +694,15 @@ def test_task_level_grader_replaces_a_global_one_with_the_same_name(
 
 @pytest.mark.slow
 def test_disabled_tasks_and_missing_tasks_are_skipped(project: Project, grade_project: Any) -> None:
+    # A task without a run is skipped only when the user accepts it (otherwise: not evaluated,
+    # exit 3 — tests/test_fail_closed.py); a disabled task is skipped whatever.
     record = project.root / "record.jsonl"
     project.write_eval(recorder_grader(project, "recorder", record))
     project.write_task("t1")
     project.write_task("off", extra="enabled: false\n")
     project.write_task("absent")
     project.write_results(make_results({"t1": [make_run()], "off": [make_run()]}))
-    result = grade_project()
+    result = grade_project("--allow-tasks-without-runs")
     assert result.code == 0, result.stderr
     assert set(result.json()["tasks"]) == {"t1"}
     assert "absent" in result.stderr
@@ -918,7 +920,12 @@ def test_every_waza_sample_regrades(sample: Path | None, project: Project) -> No
     require_shared("waza-samples")
     assert sample is not None
     doc = json.loads(sample.read_text())
-    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    # The spec is of the sample's own eval: results of another eval are refused (exit 3).
+    project.write_eval(
+        script_grader(project, "passes", "print('fine')\n"),
+        name=doc.get("eval_name") or "test eval",
+        skill=doc.get("skill") or None,
+    )
     for task in doc["tasks"]:
         project.write_task(task["test_id"])
     out = project.root / "out.json"

@@ -379,7 +379,7 @@ def test_golden_field_round_trips_through_a_regraded_file(tmp_path: Path) -> Non
     (project / "tasks").mkdir(parents=True)
     (project / "eval.yaml").write_text('name: e\ntasks: ["tasks/*.yaml"]\n', encoding="utf-8")
     (project / "tasks" / "g1.yaml").write_text("id: g1\nname: G1\n", encoding="utf-8")
-    doc = make_results({"g1": [make_run()]})
+    doc = make_results({"g1": [make_run()]}, eval_name="e")
     doc["tasks"][0]["golden"] = True
     (project / "results.json").write_text(json.dumps(doc), encoding="utf-8")
     regraded = tmp_path / "regraded.json"

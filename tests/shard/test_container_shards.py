@@ -54,6 +54,7 @@ def remove_as_the_container(path: Path) -> None:
 
 
 WORKFLOW = ROOT / "examples" / "workflows" / "matrix-shards.yml"
+AGENT_WORKSPACE = "waza-results/workspace"
 ACTION = "your-org/waza-ci"  # the placeholder the examples use
 
 
@@ -84,16 +85,16 @@ def substitute(value: Any, variables: Mapping[str, str]) -> str:
 
 
 def lay_out_repository(workspace: Path, eval_file: str, results_path: Path) -> None:
-    """The demo as the example expects a repository: the spec at EVAL_FILE, the graders and
-    the agent's files at the root (the example leaves `workspace` and `working-directory` at
-    `.`), and results.json where the grade job downloads it."""
+    """The demo as the example expects a repository: the spec at EVAL_FILE, the graders at
+    the root (the example leaves `working-directory` at `.`), and results.json with the
+    agent's workspace beside it where the grade job downloads them (AGENT_WORKSPACE)."""
     spec_dir = (workspace / eval_file).parent
     spec_dir.mkdir(parents=True)
     shutil.copy(DEMO / "eval.yaml", workspace / eval_file)
     shutil.copytree(DEMO / "tasks", spec_dir / "tasks")
     shutil.copytree(DEMO / "graders", workspace / "graders")
-    shutil.copytree(DEMO / "workspace", workspace, dirs_exist_ok=True)
     results_path.parent.mkdir(parents=True)
+    shutil.copytree(DEMO / "workspace", results_path.parent / "workspace")
     shutil.copy(DEMO / "results.json", results_path)
 
 
@@ -119,6 +120,9 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
     for shard in shards:
         variables = {**env, "matrix.shard": str(shard)}
         inputs = {k: substitute(v, variables) for k, v in step(grade_job, ACTION)["with"].items()}
+        # The demo's file graders read the agent's files: the input the example's comment names.
+        assert f"workspace: {AGENT_WORKSPACE}" in WORKFLOW.read_text(encoding="utf-8")
+        inputs["workspace"] = AGENT_WORKSPACE
         result = runner.run(inputs)
         assert result.exit_code in (0, 1), result.log  # the demo fails on one task
         assert fake.check_runs == [], "a shard must not post a check run"

@@ -42,7 +42,7 @@ def test_a_results_file_without_skill_invocations_passes_the_runs_that_invoked_t
         for run in task["runs"]:
             run.pop("skill_invocations", None)
     results = project.write_results(doc)
-    project.write_eval("")
+    project.write_eval("", name=doc["eval_name"], skill=doc["skill"])
     for task in doc["tasks"]:
         wanted = "required_skills: [jira-fetch], mode: in_order"
         if task["test_id"].startswith("negative"):
