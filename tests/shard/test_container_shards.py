@@ -151,6 +151,7 @@ def test_the_matrix_example_runs_end_to_end_in_the_image(
         {
             "eval": env["env.EVAL_FILE"],
             "results": f"{download['path']}/results.json",
+            "workspace": AGENT_WORKSPACE,
             "check-name": "unsharded",
             # the same report as the merge job asks for, so summaries and outputs compare
             "html-report": str(step(merge_job, ACTION)["with"]["html-report"]),
