@@ -69,6 +69,33 @@ def go_unmarshal(text: str) -> Any:
     raise GoJSONError(f"json: cannot unmarshal number {overflow} into Go value of type float64")
 
 
+def go_decode_document(data: bytes) -> Any:
+    """A JSON document as the schema library's `UnmarshalJSON` reads a file: one value through
+    Go's `json.Decoder`, then nothing but white space; raises GoJSONError with the decoder's
+    text (`unexpected EOF` where Unmarshal says `unexpected end of JSON input`; one text for
+    whatever follows the value). Deliberate difference: numbers are float64, as in the schema
+    waza hands the library, and one beyond float64's range is Unmarshal's error (the library
+    keeps numbers as written)."""
+    try:
+        return _DECODER.decode(data.decode("utf-8", "replace"))
+    except _Overflow as err:
+        raise GoJSONError(
+            f"json: cannot unmarshal number {err} into Go value of type float64"
+        ) from None
+    except (ValueError, RecursionError):
+        pass
+    if not data.strip(b" \t\r\n"):
+        raise GoJSONError("EOF")
+    syntax = go_syntax_error(data)
+    if syntax is None:
+        raise GoJSONError("exceeded max depth")  # Python's recursion limit, not Go's
+    if syntax == "unexpected end of JSON input":
+        raise GoJSONError("unexpected EOF")
+    if syntax.endswith(" after top-level value"):
+        raise GoJSONError("invalid character after top-level value")
+    raise GoJSONError(syntax)
+
+
 def embedded_values(text: str) -> list[Any]:
     """waza's scan for JSON objects and arrays inside prose (`extract_json: true`)."""
     values: list[Any] = []
