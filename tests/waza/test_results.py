@@ -256,7 +256,7 @@ def test_results_schema_versions_waza_refuses(tmp_path: Path, version: Any, mess
     assert caught.value.location.json_path == "$.schemaVersion"
 
 
-# --- numbers JSON cannot hold (issue 9) -----------------------------------------------------
+# --- numbers JSON cannot hold -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

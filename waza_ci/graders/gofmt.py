@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from waza_ci.sandbox.goexec import go_quote
+from waza_ci.golang.strconv import go_quote
 
 __all__ = ["go_float", "go_json", "go_json_float", "go_list", "go_lower", "go_quote", "go_value"]
 

@@ -1,7 +1,7 @@
 """What Go's os/exec does before it forks, and the words Go uses for what went wrong.
 
 waza runs program graders with Go's exec.Command; a regraded results file must carry the same
-error texts, so the executable lookup, the errno, exit and quoting texts are restated here.
+error texts, so the executable lookup, the errno and exit texts are restated here.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping, Sequence
+
+from waza_ci.golang.strconv import go_quote
 
 # Go's syscall signal names on Linux (what `signal: <name>` prints); others are "signal N".
 _GO_SIGNAL_NAMES = {
@@ -52,18 +54,6 @@ _GO_SPACE = (
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
-_GO_QUOTE_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-
 
 class CannotStart(Exception):
     """The program was not started; the message is Go's error text for the reason."""
@@ -85,28 +75,6 @@ def go_exit_text(si_code: int, si_status: int) -> str | None:
     if si_code == os.CLD_DUMPED:
         text += " (core dumped)"
     return text
-
-
-def go_quote(text: str) -> str:
-    """`strconv.Quote`, which Go uses for the name in `exec: "NAME": ...`."""
-    parts = ['"']
-    for char in text:
-        code = ord(char)
-        if char in _GO_QUOTE_ESCAPES:
-            parts.append(_GO_QUOTE_ESCAPES[char])
-        elif 0xDC80 <= code <= 0xDCFF:
-            # A byte that was not UTF-8 (decoded with surrogateescape); Go shows the raw byte.
-            parts.append(f"\\x{code - 0xDC00:02x}")
-        elif char.isprintable():
-            parts.append(char)
-        elif code < 0x20 or code == 0x7F:
-            parts.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            parts.append(f"\\u{code:04x}")
-        else:
-            parts.append(f"\\U{code:08x}")
-    parts.append('"')
-    return "".join(parts)
 
 
 def resolve_executable(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> str:

@@ -1,6 +1,6 @@
 """Run one program grader's argv: exactly the stdin bytes, environment and working directory it
 is given, in a session of its own, killed with its whole process group on timeout and after it
-exits, and by a watchman process (groupguard.py) if waza-ci itself dies. Output is read from
+exits, and by a group guard process (groupguard.py) if waza-ci itself dies. Output is read from
 both pipes at once and kept within a cap per stream (its head and its tail, capture.py), so
 neither a chatty grader nor a grandchild that holds the pipes open can exhaust memory or hang
 the caller.
@@ -62,7 +62,7 @@ _PRCTL = _load_prctl()
 
 
 def _die_with_parent(parent_pid: int) -> Callable[[], None] | None:
-    """Where the watchman (groupguard.py) cannot run: a preexec_fn that makes the kernel SIGKILL
+    """Where the group guard (groupguard.py) cannot run: a preexec_fn that makes the kernel SIGKILL
     the grader (not its children) when waza-ci dies, even by SIGKILL. Linux only.
 
     The signal is tied to the thread that started the child; each grader is started and
@@ -160,7 +160,7 @@ def _not_started(
 def _start(
     argv: Sequence[str], executable: str, *, env: Mapping[str, str], cwd: str
 ) -> subprocess.Popen[bytes]:
-    # The watchman kills the group if waza-ci dies; only where it cannot run does the child
+    # The group guard kills the group if waza-ci dies; only where it cannot run does the child
     # set a parent-death signal itself, which costs a full fork instead of a vfork.
     guarded = GUARD.start()
     try:

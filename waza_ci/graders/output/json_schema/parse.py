@@ -69,6 +69,21 @@ def go_unmarshal(text: str) -> Any:
     raise GoJSONError(f"json: cannot unmarshal number {overflow} into Go value of type float64")
 
 
+_AS_WRITTEN_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def go_unmarshal_struct(text: str) -> Any:
+    """The JSON of `json.Unmarshal` into a struct, before its fields are matched: Go's syntax
+    errors (the scanner's, for the whole text), numbers left as Python reads them (a struct's
+    own fields say what they must be, and unknown fields are skipped). Raises GoJSONError."""
+    try:
+        return _AS_WRITTEN_DECODER.decode(text)
+    except (ValueError, RecursionError):
+        pass
+    syntax = go_syntax_error(text.encode("utf-8", "surrogatepass"))
+    raise GoJSONError(syntax or "exceeded max depth")  # none: Python's recursion limit
+
+
 def go_decode_document(data: bytes) -> Any:
     """A JSON document as the schema library's `UnmarshalJSON` reads a file: one value through
     Go's `json.Decoder`, then nothing but white space; raises GoJSONError with the decoder's
