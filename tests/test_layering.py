@@ -24,7 +24,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
     "grading": {"errors", "graders", "sandbox", "waza"},
     "shard": {"errors", "grading", "waza"},
     "gate": {"errors", "waza"},
-    "report": {"errors", "gate", "policy", "sandbox", "waza"},
+    "report": {"errors", "gate", "golang", "policy", "sandbox", "waza"},
     "github": {"errors", "files", "report"},
     "publish": {"errors", "github", "outputs", "report"},
     "engine": {
@@ -48,6 +48,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
         "files",
         "gate",
         "github",
+        "golang",
         "grading",
         "policy",
         "report",
@@ -107,6 +108,14 @@ def test_every_stage_imports_only_the_stages_below_it() -> None:
         if extra := used - STAGE_IMPORTS[stage]:
             problems.append(f"{name} imports {sorted(extra)}")
     assert problems == []
+
+
+def test_golang_is_a_leaf() -> None:
+    # Go as waza sees it is written once, below every stage: it may use no other part of
+    # waza_ci, or a stage's knowledge would leak into the one place the others share.
+    assert STAGE_IMPORTS["golang"] == set()
+    for path in sorted((PACKAGE / "golang").glob("*.py")):
+        assert {m for m in imported_modules(path) if stage_of(m) != "golang"} == set(), path.name
 
 
 def test_the_layering_table_has_no_cycle_and_nothing_imports_a_shell() -> None:

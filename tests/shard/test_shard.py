@@ -22,9 +22,9 @@ from tests.conftest import (
     without_times,
 )
 from waza_ci.errors import InputError
+from waza_ci.golang.json import dumps_go_json
 from waza_ci.grading.plan import plan_grading
 from waza_ci.shard.plan import Shard, assign_shards, parse_shard, select_shard
-from waza_ci.waza.gojson import dumps_go_json
 from waza_ci.waza.results import load_results
 from waza_ci.waza.spec import load_eval
 

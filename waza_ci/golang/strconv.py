@@ -1,4 +1,5 @@
-"""Go's strconv, as far as waza's texts use it: `Quote`, which `%q` of a string prints."""
+"""Go's strconv, as far as waza uses it: `Quote` (which `%q` of a string prints) and
+`ParseBool`."""
 
 from __future__ import annotations
 
@@ -35,3 +36,16 @@ def go_quote(text: str) -> str:
             parts.append(f"\\U{code:08x}")
     parts.append('"')
     return "".join(parts)
+
+
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+def go_parse_bool(text: str) -> bool:
+    """`strconv.ParseBool`: only these spellings; ValueError for any other."""
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError(f"strconv.ParseBool: parsing {go_quote(text)}: invalid syntax")

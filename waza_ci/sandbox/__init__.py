@@ -10,6 +10,6 @@ groupguard.py    the group guard that kills graders' groups if waza-ci dies
 orphans.py       escaped grandchildren: adopted, killed and reaped
 cancellation.py  SIGINT/SIGTERM while grading: stop every program now
 signals.py       SIGINT/SIGTERM outside grading: one line, exit 130/143
-goexec.py        Go's os/exec lookup and its error texts
+goexec.py        Go's os/exec lookup, with its error texts
 isolation.py     secrets out of our own environment, and out of the graders'
 """

@@ -6,8 +6,8 @@ neither a chatty grader nor a grandchild that holds the pipes open can exhaust m
 the caller.
 
 Only this module starts processes (orphans.py kills escaped ones). The outcome and waza's texts
-for it are in outcome.py; Go's lookup and error texts in goexec.py; cancellation.py says when to
-stop.
+for it are in outcome.py; Go's lookup in goexec.py, Go's error texts in golang/;
+cancellation.py says when to stop.
 """
 
 from __future__ import annotations
@@ -24,15 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
+from waza_ci.golang.os import go_errno_text, go_exit_text
 from waza_ci.sandbox.cancellation import cancelled, wakeup_fd
 from waza_ci.sandbox.capture import OutputCapture
-from waza_ci.sandbox.goexec import (
-    CannotStart,
-    check_working_directory,
-    go_errno_text,
-    go_exit_text,
-    resolve_executable,
-)
+from waza_ci.sandbox.goexec import CannotStart, check_working_directory, resolve_executable
 from waza_ci.sandbox.groupguard import GUARD
 from waza_ci.sandbox.outcome import DEFAULT_OUTPUT_CAP_BYTES, ProgramOutcome
 

@@ -19,7 +19,7 @@ import yaml
 
 from waza_ci.errors import InputError, Location
 from waza_ci.golang.strconv import go_quote
-from waza_ci.waza.goyaml import child, is_null
+from waza_ci.golang.yaml import child, is_null
 from waza_ci.waza.spec_schema import ANY, PROJECT_CONFIG, ShapeError, check_shape
 from waza_ci.waza.unmarshal_text import unmarshal_problem
 from waza_ci.waza.yaml_doc import at, construct, load_optional_yaml, scalar_text

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from waza_ci.golang.json_scanner import GoJSONError, go_unmarshal_struct
 from waza_ci.graders.base import GraderJob
 from waza_ci.graders.inprocess import GoError
-from waza_ci.graders.output.json_schema.parse import GoJSONError, go_unmarshal_struct
 
 
 def stdin_document(job: GraderJob, assertions: tuple[str, ...]) -> bytes:

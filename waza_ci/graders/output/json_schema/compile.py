@@ -33,14 +33,11 @@ from referencing.jsonschema import (
     specification_with,
 )
 
-from waza_ci.graders.gofiles import GoFileError, go_read_file
-from waza_ci.graders.gofmt import go_float, go_quote
-from waza_ci.graders.goregex import GoRegexError, compile_go
-from waza_ci.graders.output.json_schema.parse import (
-    GoJSONError,
-    go_decode_document,
-    go_unmarshal,
-)
+from waza_ci.golang.fmt import go_float
+from waza_ci.golang.json_scanner import GoJSONError, go_decode_document, go_unmarshal
+from waza_ci.golang.os import GoFileError, go_read_file
+from waza_ci.golang.regexp import GoRegexError, compile_go
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.output.json_schema.texts import Failure, quote, render
 from waza_ci.graders.output.json_schema.type_keywords import Resolver
 from waza_ci.graders.output.json_schema.validate import Validator

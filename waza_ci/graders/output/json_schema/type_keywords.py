@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from waza_ci.graders.goregex import compile_go, matches
+from waza_ci.golang.regexp import compile_go, matches
 from waza_ci.graders.output.json_schema.texts import (
     Failure,
     count,
