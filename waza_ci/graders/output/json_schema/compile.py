@@ -5,8 +5,10 @@ matcher), so its URL is `file://<process cwd>/<resource>`, and checked before us
 The draft is the one `$schema` names (4, 6, 7, 2019-09, 2020-12), 2020-12 without it. The
 schema must be valid against its metaschema; every RE2 pattern must compile; every reference
 must resolve. Metaschemas are built in (no network). Other references resolve against the
-schema's URL: `file:` URLs are read from disk, as the library's default loader does, and any
-other scheme fails to load (the library has no loader for it, online or not). Each failure is
+schema's URL: `file:` URLs are read from disk, as the library's default loader does (without
+blocking: a FIFO reads as empty, where the library would wait), and any other scheme fails to
+load (the library has no loader for it, online or not). A custom metaschema (any other
+`$schema`) is refused, where the library would load it. Each failure is
 the compile error waza reports (`failed to compile JSON schema: …`); the texts for unresolved
 references and bad patterns are modelled on the library's and not verified byte for byte.
 """
