@@ -1,19 +1,19 @@
 # waza-ci container action: re-grades saved waza results with every grader that needs no model.
 #
-# GitHub's runner builds this file on every job that uses the action (build context:
-# this folder), and this project's CI builds it with Docker's legacy builder, so it keeps
-# to syntax both accept: no heredocs, no COPY --chmod, no RUN --mount.
+# GitHub's runner builds this file on every job that uses the action (build context: this
+# folder) with Docker's legacy builder or BuildKit, so it keeps to syntax both accept: no
+# heredocs, no COPY --chmod, no RUN --mount. A release publishes a prebuilt image instead
+# (.github/workflows/release.yml), which users' jobs pull.
 #
-# Base image: the tag is deliberately not pinned by digest here. This project's CI
-# has no container registry and builds a local stand-in tagged python:3.12-slim; a
-# "python:3.12-slim@sha256:..." reference would never resolve to that stand-in and
-# the build would fail. Releases do not build on users' runners at all:
-# .github/workflows/release.yml pushes a prebuilt multi-arch image on a version tag
-# and points that tag's action.yml at it (docker://ghcr.io/<owner>/waza-ci:<version>).
+# The base image is pinned by digest (the official python:3.12-slim image index), so a moved
+# tag cannot change what ships; BASE_IMAGE names another base (a mirror, a local build) at
+# build time: docker build --build-arg BASE_IMAGE=... . To update the pin, take the index digest
+# that `docker buildx imagetools inspect python:3.12-slim` prints.
+ARG BASE_IMAGE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
 
 # Stage 1: build the waza-ci wheel with a hash-pinned build backend, so the
 # final image gets neither setuptools nor build leftovers.
-FROM python:3.12-slim AS build
+FROM ${BASE_IMAGE} AS build
 
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
@@ -29,7 +29,7 @@ COPY waza_ci /build/src/waza_ci
 RUN pip wheel --no-deps --no-build-isolation --wheel-dir /build/wheels /build/src
 
 # Stage 2: the action image.
-FROM python:3.12-slim
+FROM ${BASE_IMAGE}
 
 LABEL org.opencontainers.image.title="waza-ci" \
       org.opencontainers.image.description="Re-grade saved waza eval results with every grader that needs no model and report to GitHub" \
@@ -53,7 +53,7 @@ RUN pip install --no-deps --no-index /tmp/waza-ci-wheels/*.whl \
     && rm -rf /tmp/waza-ci-wheels
 
 # Bytecode for the standard library and every installed package, made once here rather than on
-# every container start: the base image may ship without it (the local stand-in does), and
+# every container start: not every base image ships it, and
 # PYTHONDONTWRITEBYTECODE stops the action from caching what it compiles. -x skips test data
 # that is deliberately not valid Python.
 RUN python -m compileall -q -j 0 -x '/(test|tests|idle_test|lib2to3)/' \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The act self-test (issue 17 §2): the action's workflows (tests/act/*.yml and the dogfood job of
+# The act self-test: the action's workflows (tests/act/*.yml and the dogfood job of
 # .github/workflows/ci.yml) run under nektos/act, the way GitHub's runner runs them: act builds
 # the action's image from the Dockerfile, loads action.yml, runs each `uses: ./` step in its
 # container against a recording GitHub API on loopback. tests/act/run_act.py checks every case

@@ -3,6 +3,9 @@
 # On this project's machines: starts the Docker engine and builds the local python:3.12-slim
 # stand-in (no registry is reachable) with the helpers in ../shared/tools. Elsewhere (a GitHub
 # runner) Docker is already up and the base image is pulled from its registry.
+# The Dockerfile pins its base by digest, which no local stand-in can carry, so the build names
+# the local base through BASE_IMAGE (the runner's own build of the action, in the dogfood job,
+# uses the pinned digest).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tools="$root/../shared/tools"
@@ -35,7 +38,7 @@ fi
 step "build $image"
 t0=$SECONDS
 # The Dockerfile as committed; no --pull, so the local base image is the one used.
-docker build -t "$image" "$root"
+docker build --build-arg BASE_IMAGE="$base" -t "$image" "$root"
 echo "built $image in $((SECONDS - t0))s ($(docker image inspect --format '{{.Size}}' "$image") bytes)"
 
 step "done"

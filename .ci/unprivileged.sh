@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite again, the way users and contributors run it (issue 9 §8): in a copy of the
+# The test suite again, the way users and contributors run it: in a copy of the
 # repository alone in a fresh temporary folder (nothing beside it: no ../shared, no caches), as
 # an unprivileged user like GitHub's runners (uid 1001), with a virtual environment that user
 # owns. Container tests are included when Docker is reachable: the user gets the Docker socket's

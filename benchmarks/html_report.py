@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,7 +27,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _project import Row, run_measured, waza_ci
 
-from tests.report.browser import CHROMIUM_ARGS, chromium_path
+# Chromium found and started as the HTML report's browser tests start it (tests/report/browser.py;
+# the benchmarks import nothing from tests/, so they run with only the project installed).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def chromium_path() -> str | None:
+    """WAZA_CI_CHROMIUM, else Debian's /usr/bin/chromium, else chromium or google-chrome."""
+    given = os.environ.get("WAZA_CI_CHROMIUM")
+    if given:
+        return given
+    if Path("/usr/bin/chromium").exists():
+        return "/usr/bin/chromium"
+    return shutil.which("chromium") or shutil.which("google-chrome")
+
 
 GOAL_S = 2.0
 MB = 1_000_000

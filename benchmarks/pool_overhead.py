@@ -62,7 +62,7 @@ def measure(repeats: int, grader_kind: str = "python") -> Series:
 
 def rows(repeats: int, grader_kind: str) -> list[Row]:
     series = measure(repeats, grader_kind)
-    # The goal is the Python grader's (issue 27). A grader that exits in a millisecond (`true`)
+    # The goal is the Python grader's. A grader that exits in a millisecond (`true`)
     # only shows the contract's own work per execution, which the bare pool skips: that row is
     # context, and contract_floor.py measures what waza-ci adds to the contract.
     judged = grader_kind == "python"

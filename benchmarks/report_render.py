@@ -21,8 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _project import Row
+from _summaries import REPO, huge_summary, one_failure_summary
 
-from tests.report import factories
 from waza_ci.report._text import clean
 from waza_ci.report.annotations import build_annotations
 from waza_ci.report.build import build_report
@@ -41,7 +41,7 @@ def _output(size: int) -> str:
 
 
 def _report_everything(summary: GradeSummary) -> None:
-    report = build_report(summary, repo_root=factories.REPO)
+    report = build_report(summary, repo_root=REPO)
     render_markdown(report)
     render_check_summary(report)
     render_check_text(report)
@@ -62,10 +62,10 @@ def _cases() -> list[tuple[str, GradeSummary, str]]:
     cases: list[tuple[str, GradeSummary, str]] = []
     for label, size in (("10 KiB output", 10 * 1024), ("1 MiB output", 1024**2)):
         text = _output(size)
-        cases.append((label, factories.one_failure_summary(text), text))
+        cases.append((label, one_failure_summary(text), text))
     text = _output(100 * 1024**2)
-    cases.append(("100 MiB output", factories.one_failure_summary(text), text))
-    huge = factories.huge_summary(tasks=2_000)
+    cases.append(("100 MiB output", one_failure_summary(text), text))
+    huge = huge_summary(tasks=2_000)
     every_text = "\n".join(v.feedback for r in huge.runs for v in r.verdicts)
     cases.append(("2,000 failing tasks", huge, every_text))
     return cases

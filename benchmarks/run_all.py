@@ -104,7 +104,7 @@ def main() -> None:
     print(f"machine: {machine()}", flush=True)
     repeats = 2 if quick else 3
     steps: list[Callable[[], list[Row]]] = [
-        # The issue-27 goals first, in its table's order.
+        # The headline goals first (benchmarks/README.md).
         # With the contract's floor measured in the same turns: how much of it is the contract.
         lambda: pool_overhead.rows(repeats, "python"),
         lambda: contract_floor.rows(2_000 if quick else 10_000, 1 if quick else 3),

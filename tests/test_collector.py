@@ -1,4 +1,4 @@
-"""Both entry points turn the cyclic collector off before the engine is imported (issue 27):
+"""Both entry points turn the cyclic collector off before the engine is imported:
 the process grades once and ends with `os._exit`, so a collection only walks what importing
 and loading made (10 ms of a grading's start). `tests/grading/test_collector.py` covers the
 pause that library callers of the engine get instead."""

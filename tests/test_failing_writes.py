@@ -1,4 +1,4 @@
-"""Writes that fail (issue 9 §5): a full disk, a read-only folder, a missing folder.
+"""Writes that fail: a full disk, a read-only folder, a missing folder.
 
 `--output`/`--summary` are written whole or not at all (exit 2, one line naming the path and the
 OS error, an existing file intact, no temporary file left); GITHUB_OUTPUT and GITHUB_STEP_SUMMARY

@@ -1,4 +1,4 @@
-"""Hostile structure end to end (issue 9, section 2): 100,000 levels of nesting in the eval
+"""Hostile structure end to end: 100,000 levels of nesting in the eval
 spec, the results file and the event file, and numbers JSON cannot hold, give one line naming
 the file and exit 2 in the CLI, and exactly one `::error` in the action; never a traceback."""
 

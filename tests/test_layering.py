@@ -8,21 +8,23 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "waza_ci"
 
 # Each stage (a folder, or a top-level module) and the stages it may import. The arrows point
-# one way: shells (cli, action, __main__) -> engine -> stages -> waza, sandbox, errors.
+# one way: shells (cli, action, __main__) -> engine -> stages -> waza, sandbox, errors, and
+# below them all golang (Go as waza sees it), a leaf.
 SHELLS = {"cli", "action", "__main__"}
 STAGE_IMPORTS: dict[str, set[str]] = {
+    "golang": set(),
     "errors": set(),
     "collector": set(),
     "policy": set(),
     "files": {"errors"},
-    "waza": {"errors", "files"},
-    "sandbox": set(),
+    "waza": {"errors", "files", "golang"},
+    "sandbox": {"golang"},
     "outputs": {"errors", "files"},
-    "graders": {"errors", "waza", "sandbox"},
+    "graders": {"errors", "golang", "waza", "sandbox"},
     "grading": {"errors", "graders", "sandbox", "waza"},
     "shard": {"errors", "grading", "waza"},
     "gate": {"errors", "waza"},
-    "report": {"errors", "gate", "policy", "sandbox", "waza"},
+    "report": {"errors", "gate", "golang", "policy", "sandbox", "waza"},
     "github": {"errors", "files", "report"},
     "publish": {"errors", "github", "outputs", "report"},
     "engine": {
@@ -46,6 +48,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
         "files",
         "gate",
         "github",
+        "golang",
         "grading",
         "policy",
         "report",
@@ -105,6 +108,14 @@ def test_every_stage_imports_only_the_stages_below_it() -> None:
         if extra := used - STAGE_IMPORTS[stage]:
             problems.append(f"{name} imports {sorted(extra)}")
     assert problems == []
+
+
+def test_golang_is_a_leaf() -> None:
+    # Go as waza sees it is written once, below every stage: it may use no other part of
+    # waza_ci, or a stage's knowledge would leak into the one place the others share.
+    assert STAGE_IMPORTS["golang"] == set()
+    for path in sorted((PACKAGE / "golang").glob("*.py")):
+        assert {m for m in imported_modules(path) if stage_of(m) != "golang"} == set(), path.name
 
 
 def test_the_layering_table_has_no_cycle_and_nothing_imports_a_shell() -> None:
@@ -192,8 +203,8 @@ def os_calls(path: Path) -> set[str]:
     return used
 
 
-def test_only_program_and_the_watchman_start_processes() -> None:
-    # groupguard.py starts one process, the watchman; the kills it does are in the watchman.
+def test_only_program_and_the_group_guard_start_processes() -> None:
+    # groupguard.py starts one process, the group guard; the kills it does are in the group guard.
     starters, killers = set(), set()
     for path in PACKAGE.rglob("*.py"):
         used = os_calls(path)

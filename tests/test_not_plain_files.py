@@ -1,4 +1,4 @@
-"""Paths that are not plain files (issue 9 §3): folders, FIFOs, sockets, devices, symlink loops.
+"""Paths that are not plain files: folders, FIFOs, sockets, devices, symlink loops.
 
 Each gets one line naming the path and exit 2, quickly: nothing hangs on a FIFO without a
 writer or on /dev/stdin, and nothing reads /dev/zero without end.

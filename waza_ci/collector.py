@@ -4,7 +4,7 @@ waza-ci allocates millions of containers (a results file's JSON, its validated m
 verdicts) and frees almost none of them before the process ends; none of them form cycles
 worth collecting. The collector would walk all of them again at every collection: measured,
 it more than doubled a merge's time, added a quarter to in-process grading, 0.12 s to loading
-100 MB of results, and 10 ms to importing the modules a grading needs (issue 27).
+100 MB of results, and 10 ms to importing the modules a grading needs (benchmarks/README.md).
 """
 
 from __future__ import annotations

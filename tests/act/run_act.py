@@ -9,8 +9,11 @@ Each run is `act EVENT -W WORKFLOW` with a local job image (`-P ubuntu-latest=py
 container's exit status, workflow commands, step outputs), the token as act's `github.token`
 (`--secret GITHUB_TOKEN=...`) and GITHUB_API_URL pointing at the recording GitHub API of
 tests/fake_github.py, started here on loopback (the job container and the action's container
-use the host network). act builds the action's image from the Dockerfile (`uses: ./`) exactly
-as the runner does, so an action.yml or Dockerfile the runner cannot load fails here.
+use the host network). act loads action.yml as the runner does, so an action the runner cannot
+load fails here. The action's image is built from the committed Dockerfile before the runs, with
+the local job image as its base (`--build-arg BASE_IMAGE=...`: the Dockerfile pins its base by a
+digest no local image carries, and act passes no build arguments), under the name act gives a
+local action's image; act then uses it as built (`--rebuild=false`).
 
 The runs:
     tests/act/regrade.yml       workflow_dispatch: pass, fail (continue-on-error), bad input,
@@ -56,11 +59,11 @@ TOKEN = "ghs_actselftest0123456789abcdef"  # a fake: only the recording API ever
 PR_NUMBER = 17
 PR_HEAD_SHA = "c0ffee" + "1" * 34  # deliberately not a commit of this repository
 PR_BASE_SHA = "ba5e" + "2" * 36
-ACT_RUN_TIMEOUT_S = 300  # a cold build of the action image included; a warm run takes ~30 s
+ACT_RUN_TIMEOUT_S = 300  # one act run (~30 s), or a cold build of the action image
 # Container and volume names act gives these workflows' jobs: "act-" + workflow name + job name.
 ACT_NAME_PREFIXES = ("act-act-self-test-", "act-ci-run-the-action-on-the-demo-")
 LOG_TAIL_LINES = 60
-ACTION_IMAGE = "act-dockeraction:latest"  # what act tags its build of a local (`./`) action
+ACTION_IMAGE = "act-dockeraction:latest"  # the name act looks up for a local (`./`) action
 
 Json = dict[str, Any]
 
@@ -214,6 +217,7 @@ def act_command(act: str, run: ActRun, scratch: Path, api_url: str) -> list[str]
         "-P",
         f"ubuntu-latest={JOB_IMAGE}",
         "--pull=false",
+        "--rebuild=false",  # the action's image built by build_action_image
         "--rm",
         "--no-cache-server",
         "--concurrent-jobs",
@@ -367,8 +371,35 @@ def image_id(reference: str) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
+def build_action_image() -> str | None:
+    """Builds the action's image under the name act looks for, from the committed Dockerfile on
+    the local job image; returns why it failed, or None."""
+    try:
+        built = subprocess.run(
+            [
+                "docker",
+                "build",
+                "-q",
+                "--build-arg",
+                f"BASE_IMAGE={JOB_IMAGE}",
+                "-t",
+                ACTION_IMAGE,
+                str(ROOT),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=ACT_RUN_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"`docker build` of {ACTION_IMAGE} took over {ACT_RUN_TIMEOUT_S} s"
+    if built.returncode != 0:
+        return f"`docker build` of {ACTION_IMAGE} failed: {built.stderr.strip()[-600:]}"
+    return None
+
+
 def remove_replaced_image(previous: str) -> None:
-    """act tags each build of the action's image `act-dockeraction:latest`; the build it replaced
+    """Each build of the action's image is tagged `act-dockeraction:latest`; the build it replaced
     is left untagged. Removes that one (not forced: an image still in use stays)."""
     if previous and image_id(ACTION_IMAGE) != previous:
         subprocess.run(["docker", "rmi", previous], capture_output=True, timeout=120, check=False)
@@ -651,6 +682,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     checks = Checks()
     runs = [r for r in RUNS if not args.only or any(part in r.title for part in args.only)]
     previous_image = image_id(ACTION_IMAGE)
+    problem = build_action_image()
+    if problem is not None:
+        remove_replaced_image(previous_image)
+        print(f"FAILS: the act self-test cannot run: {problem}", flush=True)
+        return 2
     with tempfile.TemporaryDirectory(prefix="waza-ci-act-") as folder:
         scratch = Path(folder)
         try:

@@ -1,4 +1,4 @@
-"""Annotations point into the repository (issue 9 §7): paths relative to GITHUB_WORKSPACE, never
+"""Annotations point into the repository: paths relative to GITHUB_WORKSPACE, never
 an absolute container path, never a file outside the repository."""
 
 from __future__ import annotations

@@ -125,7 +125,17 @@ def ensure_image() -> str:
         assert built.returncode == 0, f".ci/docker.sh failed:\n{built.stdout}\n{built.stderr}"
     else:
         built = subprocess.run(
-            ["docker", "build", "-q", "-t", IMAGE, str(ROOT)],
+            # The Dockerfile pins its base by digest; the local base stands in for it.
+            [
+                "docker",
+                "build",
+                "-q",
+                "--build-arg",
+                f"BASE_IMAGE={BASE_IMAGE}",
+                "-t",
+                IMAGE,
+                str(ROOT),
+            ],
             capture_output=True,
             text=True,
             timeout=900,

@@ -1,4 +1,4 @@
-"""No workflow command from untrusted text (issue 9 §1): every field a pull request can write,
+"""No workflow command from untrusted text: every field a pull request can write,
 laced with line breaks, terminal escapes and `::` commands, through the CLI and the action.
 
 GitHub reads every stdout/stderr line of a step for `::command::`, splitting lines at CR and LF.

@@ -1,4 +1,4 @@
-"""Step outputs carry only values that were checked (issue 17 §5): GitHub's answers are forged
+"""Step outputs carry only values that were checked: GitHub's answers are forged
 here, and nothing of them may reach GITHUB_OUTPUT but a plain id and a plain https address on
 GITHUB_SERVER_URL's host."""
 

@@ -1,4 +1,4 @@
-"""Every request the action sends matches GitHub's own REST description (issue 17 §3).
+"""Every request the action sends matches GitHub's own REST description.
 
 The description is npm `@octokit/openapi` (`bash .ci/openapi.sh`); `tests/github_description.py`
 derives what the checks need and `tests/fake_github.py` checks every request it receives. Here:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from waza_ci.errors import Location
+from waza_ci.golang.json import dumps_go_json
 from waza_ci.graders.base import GoStruct, raw_verdict
-from waza_ci.waza.gojson import dumps_go_json
 from waza_ci.waza.spec import GraderSpec
 
 GRADER = GraderSpec("g", "diff", 0.0, Location("eval.yaml", 1))

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.golang.yaml import child, node_value
 from waza_ci.graders.params import decode_params
-from waza_ci.waza.goyaml import child, go_value
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, BOOL, FLOAT, INT, STR, ListOf, Struct
 
@@ -97,12 +97,12 @@ def test_untyped_values_follow_yaml_1_2() -> None:
 def test_go_value_keeps_mapping_keys_as_text() -> None:
     node = yaml.compose("{1: x, true: y}")
     assert node is not None
-    assert go_value(node) == {"1": "x", "true": "y"}
+    assert node_value(node) == {"1": "x", "true": "y"}
 
 
 def test_numbers_follow_yaml_v3_in_untyped_and_typed_fields() -> None:
     # The config decoder had PyYAML's YAML 1.1 number rules where the argument matchers had
-    # yaml.v3's: `0o17` was a string and `1:30` was 90. One resolver (waza/goyaml.py) now.
+    # yaml.v3's: `0o17` was a string and `1:30` was 90. One resolver (golang/yaml.py) now.
     decoded = _decode("config:\n  schema: {a: 0o17, b: 1:30, c: 0b101}\n  limit: 0o17\n")
     assert decoded == {"schema": {"a": 15, "b": "1:30", "c": 5}, "limit": 15}
     assert _error("config:\n  limit: 1:30\n").message == (

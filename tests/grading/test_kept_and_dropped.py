@@ -1,4 +1,4 @@
-"""Which saved verdicts survive a regrade (issue 20): an LLM judge's are kept and marked so,
+"""Which saved verdicts survive a regrade: an LLM judge's are kept and marked so,
 a grader that left the spec loses its verdict (as `waza grade` drops it), and an errored run
 keeps the verdicts of graders that completed before it errored, as unscored evidence (waza
 v0.42.2, #1151): they are written back, but count for nothing."""

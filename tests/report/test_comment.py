@@ -1,4 +1,4 @@
-"""The sticky comment's body says why (issue 19 §6): every failing row names its failing
+"""The sticky comment's body says why: every failing row names its failing
 graders, linked to their YAML lines, with the report's one-line reason; it fits GitHub's limit."""
 
 from __future__ import annotations

@@ -334,7 +334,7 @@ sys.exit(code)
 
 @pytest.mark.parametrize("asked", [False, True])
 def test_the_report_is_loaded_only_when_asked_for(tmp_path: Path, asked: bool) -> None:
-    # Issue 27: the HTML report adds nothing to a grading that does not ask for it, not even
+    # The HTML report adds nothing to a grading that does not ask for it, not even
     # its import (about 12 ms of every start-up when the engine imported it).
     demo = tmp_path / "demo"
     shutil.copytree(DEMO, demo)

@@ -1,4 +1,4 @@
-"""Every task appears in the report (issue 19 §5): a task no grader said anything about is
+"""Every task appears in the report: a task no grader said anything about is
 listed with why, and it does not count as passed."""
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def _verdict(name: str, kind: str, passed: bool, **fields: object) -> Verdict:
 
 
 def test_a_judge_without_a_saved_verdict_fails_its_task_beside_regraded_verdicts() -> None:
-    # Issue 20: a `prompt` grader with no saved verdict is "not graded" and never passes,
+    # A `prompt` grader with no saved verdict is "not graded" and never passes,
     # even when every grader that ran again passed.
     graders = {
         **JUDGE,

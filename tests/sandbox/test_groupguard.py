@@ -1,4 +1,4 @@
-"""The watchman (groupguard.py): process groups it was told of die when waza-ci dies; those it
+"""The group guard (groupguard.py): process groups it was told of die when waza-ci dies; those it
 was told to forget do not; and graders start without code between fork and exec while it runs,
 with the parent-death signal as the fallback where it cannot."""
 
@@ -54,29 +54,29 @@ def test_watched_groups_die_with_their_writer_and_forgotten_ones_live(
         """
     )
     assert script.stdout is not None
-    leader, member, spared, watchman = map(int, script.stdout.readline().split())
-    started_pids.extend([leader, member, spared, watchman])
+    leader, member, spared, guard_pid = map(int, script.stdout.readline().split())
+    started_pids.extend([leader, member, spared, guard_pid])
     script.wait(timeout=10)
-    for pid in (leader, member, watchman):
+    for pid in (leader, member, guard_pid):
         wait_for(partial(dead, pid), timeout=10)
-    assert alive(spared), "a forgotten group is not the watchman's to kill"
+    assert alive(spared), "a forgotten group is not the group guard's to kill"
 
 
-def test_the_watchman_has_its_own_session_and_ignores_signals_meant_for_waza_ci() -> None:
+def test_the_group_guard_has_its_own_session_and_ignores_signals_meant_for_waza_ci() -> None:
     guard = GroupGuard()
     assert guard.start()
-    watchman = guard.pid
-    assert watchman is not None
-    assert os.getsid(watchman) == watchman, "a group kill aimed at waza-ci must not reach it"
+    guard_pid = guard.pid
+    assert guard_pid is not None
+    assert os.getsid(guard_pid) == guard_pid, "a group kill aimed at waza-ci must not reach it"
     # Until it ignores all three it may still be starting: an ignored SIGHUP inherited from a
     # `nohup` run of the suite would otherwise end the wait before SIGTERM is ignored.
     meant_for_waza_ci = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    wait_for(lambda: all(_ignores(watchman, n) for n in meant_for_waza_ci), timeout=10)
+    wait_for(lambda: all(_ignores(guard_pid, n) for n in meant_for_waza_ci), timeout=10)
     for number in meant_for_waza_ci:
-        os.kill(watchman, number)
+        os.kill(guard_pid, number)
     time.sleep(0.2)
-    assert alive(watchman)
-    os.kill(watchman, signal.SIGKILL)
+    assert alive(guard_pid)
+    os.kill(guard_pid, signal.SIGKILL)
 
 
 def _ignores(pid: int, number: int) -> bool:
@@ -87,7 +87,7 @@ def _ignores(pid: int, number: int) -> bool:
     return False
 
 
-def test_graders_start_with_no_code_between_fork_and_exec_while_the_watchman_runs(
+def test_graders_start_with_no_code_between_fork_and_exec_while_the_group_guard_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A preexec_fn makes Python fork the whole interpreter instead of vfork: milliseconds per
@@ -99,11 +99,11 @@ def test_graders_start_with_no_code_between_fork_and_exec_while_the_watchman_run
     assert len(seen) == 1 and seen[0].get("preexec_fn") is None
 
 
-def test_without_a_watchman_the_grader_gets_a_parent_death_signal(
+def test_without_a_group_guard_the_grader_gets_a_parent_death_signal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(program, "GUARD", GroupGuard())
-    monkeypatch.setattr(sys, "executable", "")  # nothing to run the watchman with
+    monkeypatch.setattr(sys, "executable", "")  # nothing to run the group guard with
     seen = _spawn_keywords(monkeypatch)
     outcome = program.run_program(["true"], stdin=b"", env=dict(os.environ), cwd="", timeout_s=10)
     assert outcome.passed
@@ -111,14 +111,14 @@ def test_without_a_watchman_the_grader_gets_a_parent_death_signal(
 
 
 @pytest.mark.slow
-def test_without_a_watchman_a_sigkilled_parent_still_takes_its_grader(
+def test_without_a_group_guard_a_sigkilled_parent_still_takes_its_grader(
     started_pids: list[int],
 ) -> None:
     script = run_script(
         """
         import os, sys
         from waza_ci.sandbox.program import run_program
-        sys.executable = ""  # the watchman cannot start: the fallback must hold
+        sys.executable = ""  # the group guard cannot start: the fallback must hold
         run_program(["sleep", "60"], stdin=b"", env=dict(os.environ), cwd="", timeout_s=60)
         """
     )
@@ -166,27 +166,27 @@ def _wake_ups(pid: int) -> int:
     return int(status.split("voluntary_ctxt_switches:")[1].split()[0])
 
 
-def test_the_watchman_wakes_per_interval_not_per_line() -> None:
-    # Two lines per grader: a reader woken by each took a core from the graders (issue 27).
+def test_the_group_guard_wakes_per_interval_not_per_line() -> None:
+    # Two lines per grader: a reader woken by each took a core from the graders.
     guard = GroupGuard()
     assert guard.start()
-    watchman = guard.pid
-    assert watchman is not None
+    guard_pid = guard.pid
+    assert guard_pid is not None
     try:
         time.sleep(0.2)  # started and blocked on its first read
-        before = _wake_ups(watchman)
+        before = _wake_ups(guard_pid)
         started = time.monotonic()
         for number in range(300):  # pgids far above pid_max's default: nothing real
             guard.watch(4_000_000 + number)
             guard.forget(4_000_000 + number)
             time.sleep(0.001)
         elapsed = time.monotonic() - started
-        woken = _wake_ups(watchman) - before
+        woken = _wake_ups(guard_pid) - before
         intervals = elapsed / READ_EVERY_S
         assert woken <= 2 * intervals + 5, f"{woken} wake-ups for 600 lines in {elapsed:.2f} s"
     finally:
-        os.kill(watchman, signal.SIGKILL)
-        os.waitpid(watchman, 0)
+        os.kill(guard_pid, signal.SIGKILL)
+        os.waitpid(guard_pid, 0)
 
 
 def test_a_line_cut_between_two_reads_still_names_its_group(started_pids: list[int]) -> None:
@@ -199,15 +199,15 @@ def test_a_line_cut_between_two_reads_still_names_its_group(started_pids: list[i
         group = subprocess.Popen(["sleep", "60"], start_new_session=True)
         line = b"+%d\\n" % group.pid
         os.write(guard._fd, line[:2])
-        time.sleep({READ_EVERY_S} * 3)  # the watchman reads the first half alone
+        time.sleep({READ_EVERY_S} * 3)  # the group guard reads the first half alone
         os.write(guard._fd, line[2:])
         print(group.pid, guard.pid, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
         """
     )
     assert script.stdout is not None
-    leader, watchman = map(int, script.stdout.readline().split())
-    started_pids.extend([leader, watchman])
+    leader, guard_pid = map(int, script.stdout.readline().split())
+    started_pids.extend([leader, guard_pid])
     script.wait(timeout=10)
-    for pid in (leader, watchman):
+    for pid in (leader, guard_pid):
         wait_for(partial(dead, pid), timeout=10)

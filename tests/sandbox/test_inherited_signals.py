@@ -16,7 +16,7 @@ IGNORED = (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP)
 SIGNAL_SENSITIVE = (
     "tests/sandbox/test_program.py::test_a_real_core_dump_is_reported",
     "tests/sandbox/test_groupguard.py::"
-    "test_the_watchman_has_its_own_session_and_ignores_signals_meant_for_waza_ci",
+    "test_the_group_guard_has_its_own_session_and_ignores_signals_meant_for_waza_ci",
 )
 
 

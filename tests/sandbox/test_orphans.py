@@ -12,7 +12,7 @@ from waza_ci.sandbox import orphans
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs Linux /proc")
 
-# Run in a fresh interpreter: the test runner itself may have children (the watchman).
+# Run in a fresh interpreter: the test runner itself may have children (the group guard).
 _CENSUS = """\
 import subprocess, sys
 from waza_ci.sandbox import orphans

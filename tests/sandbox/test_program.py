@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from waza_ci.sandbox.goexec import go_exit_text
+from waza_ci.golang.os import go_exit_text
 from waza_ci.sandbox.outcome import DEFAULT_OUTPUT_CAP_BYTES, ProgramOutcome
 from waza_ci.sandbox.program import PIPE_GRACE_S, run_program
 

@@ -1,4 +1,4 @@
-"""Signals and cancellation (issue 9 §4): SIGINT/SIGTERM at any moment end waza-ci with one line
+"""Signals and cancellation: SIGINT/SIGTERM at any moment end waza-ci with one line
 and exit 130/143, nothing half-written, no context directory left; a SIGKILLed waza-ci takes its
 graders with it."""
 
@@ -139,7 +139,7 @@ def test_graders_die_with_a_sigkilled_waza_ci(project: Project, tmp_path: Path) 
 def test_a_sigkilled_waza_ci_takes_the_graders_children_too(
     project: Project, tmp_path: Path
 ) -> None:
-    # The watchman (groupguard.py) kills the grader's whole process group: a child it started
+    # The group guard (groupguard.py) kills the grader's whole process group: a child it started
     # dies with it, which a parent-death signal on the grader alone would not do.
     marker = tmp_path / "pids"
     temp = tmp_path / "temp"

@@ -22,9 +22,9 @@ from tests.conftest import (
     without_times,
 )
 from waza_ci.errors import InputError
+from waza_ci.golang.json import dumps_go_json
 from waza_ci.grading.plan import plan_grading
 from waza_ci.shard.plan import Shard, assign_shards, parse_shard, select_shard
-from waza_ci.waza.gojson import dumps_go_json
 from waza_ci.waza.results import load_results
 from waza_ci.waza.spec import load_eval
 
@@ -436,7 +436,7 @@ def test_a_merge_of_shards_cut_to_one_task_compares_the_baseline_on_that_task(
 
 
 def test_a_process_weighs_more_than_many_checks_in_process(project: Project) -> None:
-    # Issue 20: shards balance by cost. Two tasks with one program grader each and one with
+    # Shards balance by cost. Two tasks with one program grader each and one with
     # fifty in-process checks: by count, the fifty would outweigh both programs and put them in
     # one shard; by cost, the programs go to different shards.
     script = project.write_grader("ok.py", "import sys\nsys.stdin.read()\n")

@@ -100,6 +100,12 @@ def test_a_files_block_alone_keeps_the_program_timeout(tmp_path: Path) -> None:
             3,
             'registries[1].name "a" duplicates registries[0].name',
         ),
+        (  # Go's %q (strconv.Quote), not JSON's quoting
+            'registries:\n  - {name: "b\\u00a0\\x01c", url: x}\n'
+            '  - {name: "b\\u00a0\\x01c", url: y}\n',
+            3,
+            'registries[1].name "b\\u00a0\\x01c" duplicates registries[0].name',
+        ),
     ],
 )
 def test_a_file_waza_refuses_is_discarded_with_one_warning_in_waza_s_words(

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import make_results, make_run, require_shared, shared_files
 from waza_ci.errors import InputError
-from waza_ci.waza.gojson import dumps_go_json
+from waza_ci.golang.json import dumps_go_json
 from waza_ci.waza.results import load_results, name_results_files
 
 SHARED_SAMPLES = shared_files("waza-samples", "**/*.json")
@@ -256,7 +256,7 @@ def test_results_schema_versions_waza_refuses(tmp_path: Path, version: Any, mess
     assert caught.value.location.json_path == "$.schemaVersion"
 
 
-# --- numbers JSON cannot hold (issue 9) -----------------------------------------------------
+# --- numbers JSON cannot hold -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

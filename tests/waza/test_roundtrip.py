@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Project, make_results, make_run, run_cli_process
-from waza_ci.waza.gojson import dumps_go_json
+from waza_ci.golang.json import dumps_go_json
 
 GRADER = "import sys\nsys.exit(0 if 'good' in sys.stdin.read() else 1)\n"
 

@@ -107,7 +107,7 @@ def test_loose_yaml_scalars_that_yaml_v3_decodes_are_accepted(project: Project) 
     assert load_eval(project.eval_path, working_directory=project.root).tasks
 
 
-# --- numbers that are not numbers (issue 9) ---------------------------------------------------
+# --- numbers that are not numbers -----------------------------------------------------------
 
 
 @pytest.mark.parametrize(

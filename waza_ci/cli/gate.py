@@ -24,9 +24,7 @@ from waza_ci.gate.waza_gate import (
     evaluate_gate,
     load_gate_outcome,
 )
-
-_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
-_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+from waza_ci.golang.strconv import go_parse_bool
 
 
 class _GateParser(argparse.ArgumentParser):
@@ -176,9 +174,7 @@ def _go_float(text: str) -> float:
 
 
 def _go_bool(text: str) -> bool:
-    # The spellings Go's strconv.ParseBool accepts.
-    if text in _GO_TRUE:
-        return True
-    if text in _GO_FALSE:
-        return False
-    raise argparse.ArgumentTypeError(f"invalid boolean {text!r}")
+    try:
+        return go_parse_bool(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid boolean {text!r}") from None

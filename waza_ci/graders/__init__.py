@@ -4,9 +4,6 @@ what they read, and the registry that picks one by the spec's `type`.
 base.py        the interface: a job in (grader, task, saved run, config, setup), a verdict out
 inprocess.py   what the kinds graded inside this process share (result shape, Go errors)
 params.py      a grader's `config`, decoded strictly as waza's factory decodes it
-gofmt.py       Go's spellings (`%q`, `%v`, JSON, ToLower) that waza's texts are made of
-goregex.py     regular expressions with Go's semantics and error texts (RE2)
-gofiles.py     Go's os.ReadFile and its error texts
 output/        the final output: `text`, `json_schema`, the task's `expected:` checks
 workspace/     the workspace: `file`, `diff`
 session/       the saved session: `behavior`, `tool_calls`, `tool_constraint`,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from waza_ci.waza.gojson import go_number
+from waza_ci.golang.json import go_number
 from waza_ci.waza.results import SavedRun
 from waza_ci.waza.scoring import Diagnosis, Verdict, effective_weight
 from waza_ci.waza.spec import GraderSpec, TaskSpec

@@ -4,7 +4,7 @@ load error in waza's words, at the key's line.
 
 A kind describes its struct with `spec_schema` shapes; `decode_params` checks the YAML against
 it and returns plain Python values for the keys present (scalars resolved as yaml.v3 resolves
-them, waza/goyaml.py) (an absent key stays absent, so a
+them, golang/yaml.py) (an absent key stays absent, so a
 kind can tell Go's nil slice from an empty one).
 """
 
@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 
 from waza_ci.errors import InputError
-from waza_ci.graders.gofmt import go_quote
-from waza_ci.waza.goyaml import go_value, is_null, resolve
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.yaml import is_null, node_value, resolve
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import (
     ANY,
@@ -77,7 +77,7 @@ def _value(node: yaml.Node, shape: Shape) -> Any:
     if is_null(node):
         return None
     if shape == ANY:
-        return go_value(node)
+        return node_value(node)
     if isinstance(shape, str):
         return _scalar(node, shape)
     if isinstance(shape, ListOf):

@@ -70,8 +70,8 @@ def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:
         stop_if_cancelled()
         return graded
     enable_orphan_adoption()
-    # A library caller's own children are none of our business, nor is the watchman. Counted
-    # before the watchman starts: a process with no child at all (the command line's, at its
+    # A library caller's own children are none of our business, nor is the group guard. Counted
+    # before the group guard starts: a process with no child at all (the command line's, at its
     # first grading) then needs one system call instead of a read of every process's stat.
     before = child_pids()
     GUARD.start()

@@ -1,18 +1,18 @@
-"""A watchman process that kills every running grader's process group if waza-ci dies, even by
-SIGKILL (the OOM killer, a cancelled `run:` step), so no grader outlives it.
+"""The group guard: a process that kills every running grader's process group if waza-ci
+dies, even by SIGKILL (the OOM killer, a cancelled `run:` step), so no grader outlives it.
 
 Why not the parent-death signal (PR_SET_PDEATHSIG) on each grader: setting it needs code in the
 child between fork and exec (a `preexec_fn`), and that makes Python fork the whole interpreter
-instead of using vfork. On a process holding a large results file that is 5-6 ms per grader
-against under 1 ms, the largest single cost of a trivial grader. The watchman costs one small
-interpreter start per waza-ci process and a pipe write per grader, and it kills the grader's
-whole process group, grandchildren included, which the parent-death signal did not.
+instead of using vfork, the largest single cost of a trivial grader on a process holding a
+large results file (benchmarks/README.md). The group guard costs one small interpreter start
+per waza-ci process and a pipe write per grader, and it kills the grader's whole process
+group, grandchildren included, which the parent-death signal did not.
 
-How: the watchman reads "+PGID" and "-PGID" lines from a pipe whose only writer is waza-ci (a
-read every READ_EVERY_S, not a wake-up per line). When that pipe reaches end of file, waza-ci
-has exited (normally: nothing is left to kill) or died (the groups still listed are killed).
-It lives in a session of its own and ignores SIGINT, SIGTERM and SIGHUP, so a signal meant for
-waza-ci's process group or terminal does not take it.
+How: the group guard reads "+PGID" and "-PGID" lines from a pipe whose only writer is waza-ci
+(a read every READ_EVERY_S, not a wake-up per line). When that pipe reaches end of file,
+waza-ci has exited (normally: nothing is left to kill) or died (the groups still listed are
+killed). It lives in a session of its own and ignores SIGINT, SIGTERM and SIGHUP, so a signal
+meant for waza-ci's process group or terminal does not take it.
 Where it cannot start, program.py falls back to the parent-death signal.
 """
 
@@ -26,20 +26,19 @@ import sys
 import threading
 
 READ_EVERY_S = 0.05
-"""The watchman reads its pipe at most this often. A reader blocked on the pipe is woken by
-every line, two per grader: on a machine whose cores the graders keep busy, each wake-up
-took a core from a grader or from waza-ci (0.1-0.3 s of 10,000 trivial graders' wall time).
-Sleeping between reads turns those into one read per interval. Nothing is lost by it: lines
-wait in the pipe in order, and end of file (waza-ci gone) is seen at most this late, after
-every line before it."""
+"""The group guard reads its pipe at most this often. A reader blocked on the pipe is woken by
+every line, two per grader: on a machine whose cores the graders keep busy, each wake-up takes
+a core from a grader or from waza-ci. Sleeping between reads turns those into one read per
+interval. Nothing is lost by it: lines wait in the pipe in order, and end of file (waza-ci
+gone) is seen at most this late, after every line before it."""
 
 # A 1 MiB pipe: at most READ_EVERY_S of lines wait in it (two of about 10 bytes per grader), so
 # the default 64 KiB already holds thousands of graders' worth; the larger size only makes a
-# watchman that is slow to be scheduled never block a grading thread.
+# group guard that is slow to be scheduled never block a grading thread.
 _PIPE_SIZE = 1 << 20
 
 
-_WATCHMAN = f"""\
+_GUARD_SCRIPT = f"""\
 import os, signal, time
 for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(number, signal.SIG_IGN)
@@ -69,7 +68,7 @@ for pgid in running:
 
 
 class GroupGuard:
-    """The watchman, started at most once per process and shared by every grading thread."""
+    """The group guard, started at most once per process and shared by every grading thread."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -78,7 +77,7 @@ class GroupGuard:
         self._unavailable = False
 
     def start(self) -> bool:
-        """Start the watchman unless it runs; False when it cannot (no interpreter to run it)."""
+        """Start the group guard unless it runs; False when it cannot (no interpreter to run it)."""
         with self._lock:
             if self._fd is not None:
                 return True
@@ -86,7 +85,7 @@ class GroupGuard:
                 return False
             try:
                 self._process = subprocess.Popen(
-                    [sys.executable, "-I", "-S", "-c", _WATCHMAN],
+                    [sys.executable, "-I", "-S", "-c", _GUARD_SCRIPT],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
@@ -123,7 +122,7 @@ class GroupGuard:
         try:
             os.write(fd, line)
         except OSError:
-            # The watchman is gone (killed from outside); grading goes on without it, as it
+            # The group guard is gone (killed from outside); grading goes on without it, as it
             # would on a platform that has none.
             with self._lock:
                 if self._fd == fd:
@@ -132,4 +131,4 @@ class GroupGuard:
 
 
 GUARD = GroupGuard()
-"""The process's one watchman."""
+"""The process's one group guard."""

@@ -113,10 +113,8 @@ def verify_and_remove(context: PrivateContextFile) -> None:
         # last descriptor is when the file system frees the two inodes, and ext4 without a
         # journal will not hand out an inode freed in an earlier second again for 60 to 300 s;
         # every later allocation scans past those. Freed at once, the next grader's directory
-        # and file reuse them (about 60 inode numbers for 10,000 executions). Closing them in
-        # batches on a thread of their own, to keep a discard-mounted disk's wait off this
-        # thread, left dozens of freed inodes per batch and made 10,000 trivial executions
-        # 1.32x the contract's floor instead of 1.02x (benchmarks/README.md).
+        # and file reuse them. Not in batches on a thread of their own: that leaves freed
+        # inodes piling up across seconds ("Inodes freed late", benchmarks/README.md).
         context.release()
 
 

@@ -1,13 +1,13 @@
 """Run one program grader's argv: exactly the stdin bytes, environment and working directory it
 is given, in a session of its own, killed with its whole process group on timeout and after it
-exits, and by a watchman process (groupguard.py) if waza-ci itself dies. Output is read from
+exits, and by a group guard process (groupguard.py) if waza-ci itself dies. Output is read from
 both pipes at once and kept within a cap per stream (its head and its tail, capture.py), so
 neither a chatty grader nor a grandchild that holds the pipes open can exhaust memory or hang
 the caller.
 
 Only this module starts processes (orphans.py kills escaped ones). The outcome and waza's texts
-for it are in outcome.py; Go's lookup and error texts in goexec.py; cancellation.py says when to
-stop.
+for it are in outcome.py; Go's lookup in goexec.py, Go's error texts in golang/;
+cancellation.py says when to stop.
 """
 
 from __future__ import annotations
@@ -24,15 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
+from waza_ci.golang.os import go_errno_text, go_exit_text
 from waza_ci.sandbox.cancellation import cancelled, wakeup_fd
 from waza_ci.sandbox.capture import OutputCapture
-from waza_ci.sandbox.goexec import (
-    CannotStart,
-    check_working_directory,
-    go_errno_text,
-    go_exit_text,
-    resolve_executable,
-)
+from waza_ci.sandbox.goexec import CannotStart, check_working_directory, resolve_executable
 from waza_ci.sandbox.groupguard import GUARD
 from waza_ci.sandbox.outcome import DEFAULT_OUTPUT_CAP_BYTES, ProgramOutcome
 
@@ -62,7 +57,7 @@ _PRCTL = _load_prctl()
 
 
 def _die_with_parent(parent_pid: int) -> Callable[[], None] | None:
-    """Where the watchman (groupguard.py) cannot run: a preexec_fn that makes the kernel SIGKILL
+    """Where the group guard (groupguard.py) cannot run: a preexec_fn that makes the kernel SIGKILL
     the grader (not its children) when waza-ci dies, even by SIGKILL. Linux only.
 
     The signal is tied to the thread that started the child; each grader is started and
@@ -160,7 +155,7 @@ def _not_started(
 def _start(
     argv: Sequence[str], executable: str, *, env: Mapping[str, str], cwd: str
 ) -> subprocess.Popen[bytes]:
-    # The watchman kills the group if waza-ci dies; only where it cannot run does the child
+    # The group guard kills the group if waza-ci dies; only where it cannot run does the child
     # set a parent-death signal itself, which costs a full fork instead of a vfork.
     guarded = GUARD.start()
     try:

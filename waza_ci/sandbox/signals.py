@@ -91,8 +91,8 @@ def end_process(code: int) -> NoReturn:
 
     Everything is written by then (output files are renamed into place whole, grading has
     joined its threads and removed every context directory), so the interpreter's own teardown
-    would only free every loaded object one by one and walk them with the cyclic collector:
-    measured, 25 ms of a small grading and 70 ms of one over 100 MB of results. A stream that
+    would only free every loaded object one by one and walk them with the cyclic collector
+    (its cost: benchmarks/README.md, "Per run"). A stream that
     cannot be flushed (a closed pipe) turns a passing exit into CPython's 120, as it would."""
     for stream in (sys.stdout, sys.stderr):
         if stream is None:  # started with the descriptor closed: nothing was written to it

@@ -4,12 +4,11 @@ spec.py, spec_schema.py        eval.yaml, its task files and `.waza.yaml`, with 
 unmarshal_text.py              yaml.v3's words for a value that does not fit a Go struct
 eval_header.py                 which eval a spec is (1.x, or a scenario eval at "2.0")
 yaml_doc.py, project_config.py  one YAML file read as yaml.v3 reads it; `.waza.yaml`'s timeout
-goyaml.py                      nulls, keys and scalars as yaml.v3 resolves them (one rule for all)
 kinds.py                       which grader kinds need a model, which start a process
 results.py, results_schema.py  results files (`waza run --output`): tolerant load, waza-shaped write
 results_errors.py              results load errors in waza's words; files that are not results
 schema_version.py              which `schemaVersion`s are read, as waza decides
-gojson.py, jsonstream.py       Go's JSON printing; a results file parsed a piece at a time
+jsonstream.py                  a results file parsed a piece at a time
 context.py                     one saved run -> `context.json` (the grading-context file)
 scoring.py, statistics.py      waza's aggregation: run status, scores, task stats, intervals
 digest.py, usage.py            the results `summary` digest; `summary.usage`, summed over runs

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from waza_ci.errors import InputError, Location
-from waza_ci.waza.goyaml import child, is_null
+from waza_ci.golang.yaml import child, is_null
 from waza_ci.waza.schema_version import SCENARIO_SCHEMA_VERSION, schema_version_problem
 from waza_ci.waza.spec_schema import EVAL_SPEC, SCENARIO_EVAL_SPEC, Struct
 from waza_ci.waza.yaml_doc import at, scalar_text

@@ -12,14 +12,14 @@ the line and waza's error.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from waza_ci.errors import InputError, Location
-from waza_ci.waza.goyaml import child, is_null
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.yaml import child, is_null
 from waza_ci.waza.spec_schema import ANY, PROJECT_CONFIG, ShapeError, check_shape
 from waza_ci.waza.unmarshal_text import unmarshal_problem
 from waza_ci.waza.yaml_doc import at, construct, load_optional_yaml, scalar_text
@@ -135,7 +135,7 @@ def _check_files(path: Path, files: yaml.Node | None) -> None:
         if not value.strip():
             raise InputError(f"files.{key} must not be empty", at(path, node))
         if bad is not None and bad(value):
-            quoted = _go_quote(value)
+            quoted = go_quote(value)
             raise InputError(f"files.{key} must be {wanted}, got {quoted}", at(path, node))
 
 
@@ -150,7 +150,7 @@ def _check_registries(path: Path, registries: yaml.Node | None) -> None:
                 raise InputError(f"registries[{index}].{key} must not be empty", at(path, entry))
         if name in first_index:
             raise InputError(
-                f"registries[{index}].name {_go_quote(name)} duplicates "
+                f"registries[{index}].name {go_quote(name)} duplicates "
                 f"registries[{first_index[name]}].name",
                 at(path, entry),
             )
@@ -163,8 +163,3 @@ def _bad_file_name(value: str) -> bool:
 
 def _bad_suffix(value: str) -> bool:
     return "/" in value or "\\" in value or ".." in value
-
-
-def _go_quote(text: str) -> str:
-    # Go's %q, for what a file name holds (printable text): JSON's quoting of it.
-    return json.dumps(text, ensure_ascii=False)

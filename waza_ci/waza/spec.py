@@ -18,8 +18,8 @@ from pathlib import Path
 import yaml
 
 from waza_ci.errors import InputError, Location
+from waza_ci.golang.yaml import child, is_null
 from waza_ci.waza.eval_header import eval_shape
-from waza_ci.waza.goyaml import child, is_null
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.project_config import (
     DEFAULT_PROGRAM_TIMEOUT_S,

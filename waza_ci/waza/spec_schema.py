@@ -18,8 +18,8 @@ from typing import Any, Union
 
 import yaml
 
-from waza_ci.waza.goyaml import TAG as _TAG
-from waza_ci.waza.goyaml import is_null, resolve
+from waza_ci.golang.yaml import TAG as _TAG
+from waza_ci.golang.yaml import is_null, resolve
 
 STR = "a string"
 INT = "a whole number"

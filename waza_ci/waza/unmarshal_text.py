@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import yaml
 
-from waza_ci.waza.goyaml import resolve
+from waza_ci.golang.yaml import resolve
 from waza_ci.waza.spec_schema import (
     ANY,
     BOOL,

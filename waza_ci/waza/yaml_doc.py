@@ -13,7 +13,7 @@ import yaml
 
 from waza_ci.errors import InputError, Location
 from waza_ci.files import MAX_SPEC_BYTES, read_regular_text
-from waza_ci.waza.goyaml import is_null
+from waza_ci.golang.yaml import is_null
 from waza_ci.waza.spec_schema import Shape, ShapeError, check_aliases, check_shape
 
 ShapeFor: TypeAlias = Callable[[Path, yaml.MappingNode], Shape]

@@ -495,6 +495,19 @@ def test_decode_results(stdout: str, results: list[str]) -> None:
             '{"results": []} x', "invalid character 'x' after top-level value", id="extra"
         ),
         pytest.param("'", "invalid character '\\'' looking for beginning of value", id="quote"),
+        # encoding/json's scanner, the first error in the text (not Python's decoder's).
+        pytest.param('{"a" 1}', "invalid character '1' after object key", id="no colon"),
+        pytest.param("nope", "invalid character 'o' in literal null (expecting 'u')", id="nope"),
+        pytest.param("[1 2]", "invalid character '2' after array element", id="no comma"),
+        pytest.param(
+            '{"a":tru}', "invalid character '}' in literal true (expecting 'e')", id="tru"
+        ),
+        pytest.param("NaN", "invalid character 'N' looking for beginning of value", id="NaN"),
+        pytest.param(
+            '{"results": [Infinity]}',
+            "invalid character 'I' looking for beginning of value",
+            id="Infinity",
+        ),
     ],
 )
 def test_undecodable_results(stdout: str, problem: str) -> None:

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
+from waza_ci.golang.yaml import node_value
 from waza_ci.graders.session.argmatcher import Matcher, argument_failures
 from waza_ci.graders.session.argmatcher_decode import MatcherError, decode_matcher
-from waza_ci.waza.goyaml import go_value
 
 CWD = "/work/project"
 """The working directory (waza's process cwd): a schema's URL in the matcher's texts."""
@@ -418,4 +418,4 @@ def test_failures_are_in_key_order_and_name_missing_keys() -> None:
 def test_yaml_values_as_yaml_v3_decodes_them(text: str, value: Any) -> None:
     root = yaml.compose(f"v: {text}")
     assert isinstance(root, yaml.MappingNode)
-    assert go_value(root.value[0][1]) == value
+    assert node_value(root.value[0][1]) == value

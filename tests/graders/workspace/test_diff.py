@@ -540,7 +540,7 @@ def test_check_count(tmp_path: Path) -> None:
 def test_the_command_gives_wazas_verdicts_warns_once_and_writes_no_snapshot(
     project: Project,
 ) -> None:
-    # Issue 24: `update_snapshots: true` is graded as waza grades it: the first run updates the
+    # `update_snapshots: true` is graded as waza grades it: the first run updates the
     # snapshot, so the second finds it unchanged; nothing is written, said in one warning.
     (project.workspace / "out.txt").write_text("new\n")
     snapshots = project.root / "snapshots"

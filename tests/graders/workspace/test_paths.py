@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from waza_ci.golang.filepath import go_abs, go_clean
 from waza_ci.graders.inprocess import GoError
 from waza_ci.graders.workspace.paths import (
     RootedWorkspace,
     RootError,
     check_all_inside,
     check_inside,
-    go_abs,
-    go_clean,
 )
 
 

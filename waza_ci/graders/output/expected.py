@@ -19,10 +19,12 @@ from dataclasses import dataclass
 
 import yaml
 
+from waza_ci.golang.fmt import go_list
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.strings import go_lower
+from waza_ci.golang.yaml import is_null
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_list, go_lower, go_quote
 from waza_ci.graders.inprocess import InProcessGrader, Outcome
-from waza_ci.waza.goyaml import is_null
 from waza_ci.waza.spec import EXPECTED_KIND, GraderSpec
 from waza_ci.waza.yaml_doc import valid_text
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from waza_ci.golang.regexp import ConfiguredPattern, compile_each, matches
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.strings import go_lower
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_lower, go_quote
-from waza_ci.graders.goregex import ConfiguredPattern, compile_each, matches
 from waza_ci.graders.inprocess import InProcessGrader, Outcome, fraction
 from waza_ci.graders.params import decode_params
 from waza_ci.waza.spec import GraderSpec

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from waza_ci.errors import InputError
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
-from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.programs.code_io import decode_results, stdin_document

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from waza_ci.golang.json_scanner import GoJSONError, go_unmarshal_struct
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError
 
 
@@ -141,9 +141,9 @@ def decode_results(stdout: str) -> list[str]:
     """The runner's `{"results": [...]}`, read as Go's json.Unmarshal reads it into a struct
     with a `Results []string` field; raises GoError with waza's text."""
     try:
-        document = json.loads(stdout)
-    except json.JSONDecodeError as err:
-        raise _undecodable(stdout, _go_syntax_error(stdout, err)) from None
+        document = go_unmarshal_struct(stdout)
+    except GoJSONError as err:
+        raise _undecodable(stdout, str(err)) from None
     if not isinstance(document, dict):
         raise _undecodable(stdout, "json: cannot unmarshal into Go value of type struct")
     results: Any = None
@@ -159,14 +159,3 @@ def decode_results(stdout: str) -> list[str]:
 
 def _undecodable(stdout: str, problem: str) -> GoError:
     return GoError(f"failed to deserialize output ({stdout}) from assertions: {problem}")
-
-
-def _go_syntax_error(text: str, err: json.JSONDecodeError) -> str:
-    """Go's encoding/json syntax error for the usual cases: no JSON, or text around it."""
-    if not text.strip() or err.pos >= len(text):
-        return "unexpected end of JSON input"
-    char = text[err.pos]
-    quoted = "'\\''" if char == "'" else f"'{go_quote(char)[1:-1]}'"
-    if err.msg == "Extra data":
-        return f"invalid character {quoted} after top-level value"
-    return f"invalid character {quoted} looking for beginning of value"

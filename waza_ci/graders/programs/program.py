@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
 from waza_ci.sandbox.capture import size_text
-from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.sandbox.outcome import ProgramOutcome
 from waza_ci.sandbox.privatedir import ContextFileError, create_context_file, verify_and_remove
 from waza_ci.sandbox.program import run_program

@@ -25,8 +25,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from waza_ci.graders.gofmt import go_float, go_json, go_quote, go_value
-from waza_ci.graders.goregex import GoPattern, matches
+from waza_ci.golang.fmt import go_float, go_value
+from waza_ci.golang.json import go_json
+from waza_ci.golang.regexp import GoPattern, matches
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.output.json_schema.compile import (
     CompiledSchema,
     SchemaCompileError,

@@ -4,7 +4,7 @@
 A matcher decodes itself while waza loads the YAML, so its errors are load errors inside
 waza's `invalid grader config` wrapper; only a null matcher (`query:` with no value) gets
 through, and fails when the grader is constructed (`argmatcher: matcher kind not set`).
-Operands are read as yaml.v3 reads YAML into Go values (waza/goyaml.py).
+Operands are read as yaml.v3 reads YAML into Go values (golang/yaml.py).
 
 A `json_schema` matcher is compiled as the `json_schema` grader compiles a schema (argmatcher.py
 says why). waza compiles it while loading, in its process cwd; waza-ci compiles it while
@@ -21,13 +21,13 @@ from typing import Any
 
 import yaml
 
+from waza_ci.golang.regexp import GoRegexError, compile_go
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.yaml import child, is_null, node_value, resolve
 from waza_ci.graders.base import GoStruct
-from waza_ci.graders.gofmt import go_quote
-from waza_ci.graders.goregex import GoRegexError, compile_go
 from waza_ci.graders.output.json_schema.compile import go_json_round_trip
 from waza_ci.graders.params import config_error
 from waza_ci.graders.session.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
-from waza_ci.waza.goyaml import child, go_value, is_null, resolve
 from waza_ci.waza.spec import GraderSpec
 
 _ALLOWED = ", ".join(KINDS)
@@ -98,7 +98,7 @@ def _decode_matcher(node: yaml.Node, config: yaml.Node) -> Matcher:
         )
     lines = _Lines(config)
     if kind == "equals":
-        return Matcher(kind, go_value(value))
+        return Matcher(kind, node_value(value))
     if kind in ("regex", "contains"):
         return _compile_text(kind, lines.string(kind, value))
     if kind == "range":
@@ -183,7 +183,7 @@ class _Lines:
             return None
         if not isinstance(node, yaml.MappingNode):
             raise self._error("json_schema", [self._cannot(node, _MAP_TYPE)])
-        schema = go_value(node)
+        schema = node_value(node)
         return schema if isinstance(schema, dict) else None
 
     def _cannot(self, node: yaml.Node, go_type: str) -> str:

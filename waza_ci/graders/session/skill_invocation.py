@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from waza_ci.errors import InputError
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.action_sequence import (

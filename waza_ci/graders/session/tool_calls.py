@@ -23,15 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from waza_ci.golang.regexp import GoPattern, GoRegexError, compile_go, matches
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_quote
-from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.argmatcher import ArgMatchers, argument_failures
 from waza_ci.graders.session.argmatcher_decode import listed_arg_matchers
 from waza_ci.graders.session.digest import ToolCall, ToolEvent, tool_calls_of, tool_events_of
-from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, INT, STR, ListOf, MapOf, Struct
 

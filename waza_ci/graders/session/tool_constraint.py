@@ -21,16 +21,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from waza_ci.errors import InputError
+from waza_ci.golang.regexp import GoPattern, GoRegexError, compile_go, matches
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofmt import go_quote
-from waza_ci.graders.goregex import GoPattern, GoRegexError, compile_go, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.argmatcher import ArgMatchers, argument_failures
 from waza_ci.graders.session.argmatcher_decode import listed_arg_matchers
 from waza_ci.graders.session.digest import Session, ToolCall, session_of, tool_calls_of
 from waza_ci.graders.session.tool_names import matches_tool_call_name
-from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, STR, ListOf, MapOf, Struct
 

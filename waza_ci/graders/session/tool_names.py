@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from waza_ci.graders.gofmt import go_lower
-from waza_ci.sandbox.goexec import go_trim_space
+from waza_ci.golang.strings import go_lower, go_trim_space
 
 _ALIASES = {
     "readfile": "read",

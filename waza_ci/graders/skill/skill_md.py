@@ -31,10 +31,9 @@ from dataclasses import dataclass
 
 import yaml
 
-from waza_ci.graders.gofiles import GoFileError, go_read_file
-from waza_ci.graders.gofmt import go_lower
-from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
-from waza_ci.waza.goyaml import is_null
+from waza_ci.golang.os import GoFileError, go_errno_text, go_read_file
+from waza_ci.golang.strings import go_lower, go_trim_space, go_upper
+from waza_ci.golang.yaml import is_null
 
 STOP_WORDS = frozenset(
     (
@@ -184,7 +183,7 @@ def trigger_phrases(description: str) -> list[str]:
 
 def _use_for_label(text: str) -> int:
     """The byte offset of the first "USE FOR:" that is not part of "DO NOT USE FOR:"."""
-    upper = _go_upper(text).encode("utf-8")
+    upper = go_upper(text).encode("utf-8")
     label = _USE_FOR.encode("ascii")
     search_from = 0
     while True:
@@ -235,24 +234,11 @@ def _letter_number_runs(text: str) -> list[str]:
     return runs
 
 
-def _go_upper(text: str) -> str:
-    """Go's `strings.ToUpper`: each rune's simple upper-case mapping ("ß" stays "ß", where
-    Python's `str.upper` makes it "SS")."""
-    if text.isascii():
-        return text.upper()
-    return "".join(_upper_rune(char) for char in text)
-
-
-def _upper_rune(char: str) -> str:
-    upper = char.upper()
-    return upper if len(upper) == 1 else char
-
-
 def _upper_index(text: str, label: str) -> int:
     """`strings.Index(strings.ToUpper(text), label)`: a byte offset into the upper-cased text."""
     if text.isascii():
         return text.upper().find(label)
-    return _go_upper(text).encode("utf-8").find(label.encode("ascii"))
+    return go_upper(text).encode("utf-8").find(label.encode("ascii"))
 
 
 def _byte_slice(text: str, start: int, end: int | None) -> str:

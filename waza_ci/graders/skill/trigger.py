@@ -22,13 +22,13 @@ import os
 from dataclasses import dataclass, field
 
 from waza_ci.errors import InputError
+from waza_ci.golang.os import GoFileError, go_read_file
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.strings import go_lower, go_trim_space
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofiles import GoFileError, go_read_file
-from waza_ci.graders.gofmt import go_lower, go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.skill.skill_md import SkillError, SkillTriggers, load_skill, tokenize
-from waza_ci.sandbox.goexec import go_trim_space
 from waza_ci.waza.spec import GraderSpec, TaskSpec
 from waza_ci.waza.spec_schema import FLOAT, STR, Struct
 

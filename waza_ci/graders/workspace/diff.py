@@ -31,21 +31,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from waza_ci.errors import InputError
+from waza_ci.golang.filepath import go_abs, go_clean
+from waza_ci.golang.os import GoFileError, go_errno_text, go_read_file
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GoStruct, GraderJob
-from waza_ci.graders.gofiles import GoFileError, go_read_file
-from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.workspace.file import reject_unknown_fields
-from waza_ci.graders.workspace.paths import (
-    RootedWorkspace,
-    RootError,
-    check_all_inside,
-    go_abs,
-    go_clean,
-)
-from waza_ci.sandbox.goexec import go_errno_text, go_trim_space
+from waza_ci.graders.workspace.paths import RootedWorkspace, RootError, check_all_inside
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import BOOL, STR, ListOf, Struct
 

@@ -26,9 +26,9 @@ from typing import Any
 import yaml
 
 from waza_ci.errors import InputError
+from waza_ci.golang.regexp import ConfiguredPattern, compile_each, matches
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GoStruct, GraderJob
-from waza_ci.graders.gofmt import go_quote
-from waza_ci.graders.goregex import ConfiguredPattern, compile_each, matches
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
 from waza_ci.graders.params import config_error, decode_params

@@ -24,9 +24,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from waza_ci.graders.gofmt import go_quote
+from waza_ci.golang.filepath import go_abs, go_clean
+from waza_ci.golang.os import go_errno_text
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.inprocess import GoError
-from waza_ci.sandbox.goexec import go_errno_text
 
 T = TypeVar("T")
 
@@ -37,34 +38,6 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 # -- the lexical check -------------------------------------------------------------------------
-
-
-def go_clean(path: str) -> str:
-    """Go's `filepath.Clean` on Unix: one slash between names, no `.`, `..` resolved
-    lexically (never above `/`), `.` for an empty result."""
-    rooted = path.startswith("/")
-    names: list[str] = []
-    for name in path.split("/"):
-        if name in ("", "."):
-            continue
-        if name == "..":
-            if names and names[-1] != "..":
-                names.pop()
-            elif not rooted:
-                names.append("..")
-            continue
-        names.append(name)
-    cleaned = "/".join(names)
-    if rooted:
-        return "/" + cleaned
-    return cleaned or "."
-
-
-def go_abs(path: str, working_directory: str) -> str:
-    """Go's `filepath.Abs`, with `working_directory` standing for the process cwd."""
-    if path.startswith("/"):
-        return go_clean(path)
-    return go_clean(f"{working_directory}/{path}")
 
 
 def check_inside(workspace_dir: str, path: str, working_directory: str) -> None:

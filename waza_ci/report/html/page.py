@@ -21,10 +21,10 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from waza_ci.golang.json import HTML_UNSAFE
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.data import Bounds, build_page_data
 from waza_ci.report.html.first_screen import esc, render_first_screen
-from waza_ci.waza.gojson import HTML_UNSAFE
 
 _JSON_ESCAPES = tuple((char, f"\\u{ord(char):04x}") for char in HTML_UNSAFE)
 _SURROGATE = re.compile(r"[\ud800-\udfff]")

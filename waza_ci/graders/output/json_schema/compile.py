@@ -5,8 +5,10 @@ matcher), so its URL is `file://<process cwd>/<resource>`, and checked before us
 The draft is the one `$schema` names (4, 6, 7, 2019-09, 2020-12), 2020-12 without it. The
 schema must be valid against its metaschema; every RE2 pattern must compile; every reference
 must resolve. Metaschemas are built in (no network). Other references resolve against the
-schema's URL: `file:` URLs are read from disk, as the library's default loader does, and any
-other scheme fails to load (the library has no loader for it, online or not). Each failure is
+schema's URL: `file:` URLs are read from disk, as the library's default loader does (without
+blocking: a FIFO reads as empty, where the library would wait), and any other scheme fails to
+load (the library has no loader for it, online or not). A custom metaschema (any other
+`$schema`) is refused, where the library would load it. Each failure is
 the compile error waza reports (`failed to compile JSON schema: …`); the texts for unresolved
 references and bad patterns are modelled on the library's and not verified byte for byte.
 """
@@ -15,8 +17,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote as url_quote
 from urllib.parse import unquote, urljoin, urlsplit
@@ -33,9 +35,11 @@ from referencing.jsonschema import (
     specification_with,
 )
 
-from waza_ci.graders.gofmt import go_float, go_quote
-from waza_ci.graders.goregex import GoRegexError, compile_go
-from waza_ci.graders.output.json_schema.parse import go_unmarshal
+from waza_ci.golang.fmt import go_float
+from waza_ci.golang.json_scanner import GoJSONError, go_decode_document, go_unmarshal
+from waza_ci.golang.os import GoFileError, go_read_file
+from waza_ci.golang.regexp import GoRegexError, compile_go
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.output.json_schema.texts import Failure, quote, render
 from waza_ci.graders.output.json_schema.type_keywords import Resolver
 from waza_ci.graders.output.json_schema.validate import Validator
@@ -104,14 +108,27 @@ def _bad_float(value: Any) -> str:
     return "NaN"
 
 
+Loader = Callable[[str], Any]
+"""The document at a URL that is not a `file:` URL (a loader of the library's
+`UseLoaderContext`); raises when it has none, and the exception's text is the cause shown."""
+
+
 def compile_schema(
-    schema: Any, working_directory: str, resource: str = "schema.json"
+    schema: Any,
+    working_directory: str,
+    resource: str = "schema.json",
+    *,
+    default_draft: int = 2020,
+    loader: Loader | None = None,
 ) -> CompiledSchema:
-    """Raises SchemaCompileError with the library's error."""
+    """Raises SchemaCompileError with the library's error. waza compiles with the library's
+    defaults; `default_draft` (for a schema without `$schema`) and `loader` are the library's
+    `DefaultDraft` and `UseLoaderContext`, which the official test suite's runs use."""
     url = schema_url(working_directory, resource)
-    draft = _draft(schema)
+    draft = _draft(schema, default_draft)
     specification = SPECIFICATIONS[draft]
-    registry = _BASE_REGISTRY.with_resource(url, specification.create_resource(schema)).crawl()
+    base = _BASE_REGISTRY if loader is None else _registry(_Retriever(loader, draft))
+    registry = base.with_resource(url, specification.create_resource(schema)).crawl()
     _check_against_metaschema(schema, draft, registry, url)
     resolver = registry.resolver(base_uri=url)
     _check_patterns_and_references(schema, draft, resolver, url)
@@ -130,10 +147,10 @@ def _rooted(error: Failure, location: str) -> str:
     return render(root)
 
 
-def _draft(schema: Any) -> int:
+def _draft(schema: Any, default: int) -> int:
     named = schema.get("$schema") if isinstance(schema, dict) else None
     if not isinstance(named, str):
-        return 2020  # a non-string `$schema` is left to the metaschema to refuse
+        return default  # a non-string `$schema` is left to the metaschema to refuse
     bare = named.split("#", 1)[0].split("://", 1)[-1]
     draft = _DRAFTS_BY_URL.get(bare)
     if draft is None:
@@ -169,23 +186,27 @@ def _check_patterns_and_references(schema: Any, draft: int, resolver: Resolver, 
     references (as the library compiles them; an unreferenced `$defs` entry is not compiled)."""
     specification = SPECIFICATIONS[draft]
     id_keyword = "id" if draft == 4 else "$id"
-    pending: list[tuple[Any, Resolver, str]] = [(schema, resolver, f"{url}#")]
+    # Each schema with the resolver of the schema around it, or (a reference's target) its own.
+    pending: list[tuple[Any, Resolver, str, bool]] = [(schema, resolver, f"{url}#", False)]
     seen: set[int] = set()
     while pending:
-        subschema, outer, where = pending.pop()
+        subschema, outer, where, referenced = pending.pop()
         if not isinstance(subschema, dict) or id(subschema) in seen:
             continue
         seen.add(id(subschema))
         here = outer
-        if id_keyword in subschema:
+        if id_keyword in subschema and not referenced:
             here = outer.in_subresource(specification.create_resource(subschema))
         _check_patterns(subschema, where)
         for keyword in ("$ref", "$dynamicRef"):
             reference = subschema.get(keyword)
             if isinstance(reference, str):
                 target = _check_reference(here, reference)
-                pending.append((target.contents, target.resolver, _located(here, reference)))
-        pending.extend((child, here, f"{where}/{path}") for path, child in _children(subschema))
+                located = _located(here, reference)
+                pending.append((target.contents, target.resolver, located, True))
+        pending.extend(
+            (child, here, f"{where}/{path}", False) for path, child in _children(subschema)
+        )
 
 
 def _children(schema: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -267,27 +288,48 @@ def _load_failure(url: str) -> str:
     return f"failing loading {go_quote(url)}: invalid file url: {url}"
 
 
-def _retrieve(uri: str) -> Resource[Any]:
-    """The library's default loader: `file:` URLs from disk, nothing else."""
-    parts = urlsplit(uri)
-    if parts.scheme != "file":
-        raise _LoadError(_load_failure(uri))
-    path = unquote(parts.path)
+@dataclass(frozen=True)
+class _Retriever:
+    """The library's loaders: `file:` URLs from disk (its FileLoader), any other URL from the
+    loader given to the compiler, if any; a document without `$schema` is of `draft`."""
+
+    loader: Loader | None = None
+    draft: int = 2020
+
+    def __call__(self, uri: str) -> Resource[Any]:
+        parts = urlsplit(uri)
+        if parts.scheme == "file":
+            contents = _read_file(uri, unquote(parts.path))
+        elif self.loader is not None:
+            try:
+                contents = self.loader(uri)
+            except Exception as err:
+                raise _LoadError(f"failing loading {go_quote(uri)}: {err}") from err
+        else:
+            raise _LoadError(_load_failure(uri))
+        named = contents.get("$schema") if isinstance(contents, dict) else None
+        default = SPECIFICATIONS[self.draft]
+        try:
+            specification = specification_with(named, default=default) if named else default
+        except Exception:  # an unknown dialect: the library would load it as a metaschema
+            specification = default
+        return specification.create_resource(contents)
+
+
+def _read_file(uri: str, path: str) -> Any:
+    """The library's FileLoader: Go's os.Open and its JSON decoder, with Go's texts. Read
+    without blocking, so a FIFO named by a reference reads as empty rather than hanging."""
     try:
-        contents = json.loads(Path(path).read_bytes().decode("utf-8", "replace"))
-    except OSError as err:
-        reason = (err.strerror or "").lower()
-        raise _LoadError(f"failing loading {go_quote(uri)}: open {path}: {reason}") from err
-    except ValueError as err:
+        return go_decode_document(go_read_file(path))
+    except (GoFileError, GoJSONError) as err:
         raise _LoadError(f"failing loading {go_quote(uri)}: {err}") from err
-    named = contents.get("$schema") if isinstance(contents, dict) else None
-    try:
-        specification = specification_with(named, default=DRAFT202012) if named else DRAFT202012
-    except Exception:  # an unknown dialect: the library would load it as a metaschema
-        specification = DRAFT202012
-    return specification.create_resource(contents)
 
 
-_BASE_REGISTRY: Registry[Any] = Registry(retrieve=_retrieve).combine(  # type: ignore[call-arg]
-    jsonschema_specifications.REGISTRY
-)
+def _registry(retrieve: _Retriever) -> Registry[Any]:
+    """The built-in metaschemas (no network), then the loaders."""
+    return Registry(retrieve=retrieve).combine(  # type: ignore[call-arg]
+        jsonschema_specifications.REGISTRY
+    )
+
+
+_BASE_REGISTRY = _registry(_Retriever())

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from datetime import date
 from urllib.parse import urlsplit
 
-from waza_ci.graders.gofmt import go_quote
-from waza_ci.graders.goregex import GoRegexError, compile_go
+from waza_ci.golang.regexp import GoRegexError, compile_go
+from waza_ci.golang.strconv import go_quote
 
 Check = Callable[[str], Iterator[str]]
 

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waza_ci.errors import InputError
+from waza_ci.golang.json_scanner import GoJSONError, go_unmarshal
+from waza_ci.golang.os import GoFileError, go_read_file
+from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.gofiles import GoFileError, go_read_file
-from waza_ci.graders.gofmt import go_quote
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
 from waza_ci.graders.output.json_schema.compile import (
     CompiledSchema,
@@ -33,13 +34,7 @@ from waza_ci.graders.output.json_schema.compile import (
     go_json_round_trip,
     validation_error,
 )
-from waza_ci.graders.output.json_schema.parse import (
-    MANY_DOCUMENTS,
-    ZERO_DOCUMENTS,
-    GoJSONError,
-    embedded_values,
-    go_unmarshal,
-)
+from waza_ci.graders.output.json_schema.parse import MANY_DOCUMENTS, ZERO_DOCUMENTS, embedded_values
 from waza_ci.graders.params import decode_params
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, BOOL, STR, MapOf, Struct

@@ -15,7 +15,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from waza_ci.graders.gofmt import go_float, go_quote
+from waza_ci.golang.fmt import go_float
+from waza_ci.golang.strconv import go_quote
 
 
 @dataclass

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from waza_ci.graders.goregex import compile_go, matches
+from waza_ci.golang.regexp import compile_go, matches
 from waza_ci.graders.output.json_schema.texts import (
     Failure,
     count,
@@ -70,15 +70,26 @@ class TypeKeywords(ABC):
 
     @abstractmethod
     def validate(
-        self, schema: Any, value: Any, location: tuple[str, ...], resolver: Resolver
+        self,
+        schema: Any,
+        value: Any,
+        location: tuple[str, ...],
+        resolver: Resolver,
+        *,
+        referenced: bool = False,
     ) -> tuple[Failure | None, _Unevaluated]:
-        """Validate `value` at `location` (a keyword's subschema calls back here)."""
+        """Validate `value` at `location` (a keyword's subschema calls back here); `referenced`:
+        the schema is a reference's target and `resolver` already its own."""
 
     # -- another schema at the same place, or at a member ----------------------------------
 
-    def _in_place(self, place: _Place, schema: Any, resolver: Resolver) -> Failure | None:
+    def _in_place(
+        self, place: _Place, schema: Any, resolver: Resolver, *, referenced: bool = False
+    ) -> Failure | None:
         """Go's `validateSelf`: another schema at the same place; what it evaluates counts."""
-        error, unevaluated = self.validate(schema, place.value, place.location, resolver)
+        error, unevaluated = self.validate(
+            schema, place.value, place.location, resolver, referenced=referenced
+        )
         if error is None:
             place.unevaluated.keep_only(unevaluated)
         return error

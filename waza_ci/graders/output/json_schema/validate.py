@@ -65,14 +65,22 @@ class Validator(TypeKeywords):
         return error
 
     def validate(
-        self, schema: Any, value: Any, location: tuple[str, ...], resolver: Resolver
+        self,
+        schema: Any,
+        value: Any,
+        location: tuple[str, ...],
+        resolver: Resolver,
+        *,
+        referenced: bool = False,
     ) -> tuple[Failure | None, _Unevaluated]:
         unevaluated = _Unevaluated.of(value)
         if schema is False:
             return Failure(location, "false schema"), unevaluated
         if not isinstance(schema, dict):
             return None, unevaluated  # `true`
-        if self._id_keyword in schema:  # a new base URI for the references below
+        if self._id_keyword in schema and not referenced:
+            # A new base URI for the references below (a reference's target comes with its own
+            # resolver already there: a relative `$id` must not apply twice).
             resolver = resolver.in_subresource(self.specification.create_resource(schema))
         place = _Place(schema, value, location, resolver, unevaluated)
         early = self._stopping_error(place)
@@ -146,7 +154,7 @@ class Validator(TypeKeywords):
             return
         self._active_refs.add(key)
         try:
-            error = self._in_place(place, resolved.contents, resolved.resolver)
+            error = self._in_place(place, resolved.contents, resolved.resolver, referenced=True)
         finally:
             self._active_refs.discard(key)
         if error is not None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from waza_ci.waza.gojson import dumps_go_json, go_numbers, write_go_json
+from waza_ci.golang.json import dumps_go_json, go_numbers, write_go_json
 
 _ESCAPES = {
     "<": "\\u003c",

@@ -37,13 +37,13 @@ def child(node: yaml.Node | None, key: str) -> yaml.Node | None:
     return None
 
 
-def go_value(node: yaml.Node) -> Any:
+def node_value(node: yaml.Node) -> Any:
     """A YAML value as yaml.v3 decodes it into Go's `any`: core-schema scalars (`yes` and
     `1:30` stay strings, `0o17` is 15), timestamps as strings, mapping keys as strings."""
     if isinstance(node, yaml.SequenceNode):
-        return [go_value(item) for item in node.value]
+        return [node_value(item) for item in node.value]
     if isinstance(node, yaml.MappingNode):
-        return {str(key.value): go_value(value) for key, value in node.value}
+        return {str(key.value): node_value(value) for key, value in node.value}
     return resolve(node)[1]
 
 

@@ -1,5 +1,5 @@
-"""Go's spellings that waza's texts are made of (`%q`, `%v`, encoding/json, ToLower) and Go's
-regular expressions (RE2, Go's error texts)."""
+"""Go's spellings that waza's texts are made of: `%q` (strconv.Quote), `%v`, encoding/json's
+Marshal, strings.ToLower."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import math
 
 import pytest
 
-from waza_ci.graders.gofmt import go_float, go_json, go_list, go_lower, go_quote, go_value
-from waza_ci.graders.goregex import GoRegexError, compile_go, matches
+from waza_ci.golang.fmt import go_float, go_list, go_value
+from waza_ci.golang.json import go_json
+from waza_ci.golang.strconv import go_quote
+from waza_ci.golang.strings import go_lower
 
 
 @pytest.mark.parametrize(
@@ -59,28 +61,3 @@ def test_json_is_go_marshal() -> None:
 def test_lower_is_per_rune_simple_folding() -> None:
     assert go_lower("İSTANBUL ΟΔΟΣ") == "istanbul οδοσ"  # no final sigma, U+0130 -> i
     assert go_lower("ABC") == "abc"
-
-
-@pytest.mark.parametrize(
-    ("pattern", "error"),
-    [
-        ("[invalid", "error parsing regexp: missing closing ]: `[invalid`"),
-        ("(?=x)", "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"),
-        ("a\\", "error parsing regexp: trailing backslash at end of expression: ``"),
-        ("x{1001}", "error parsing regexp: invalid repeat count: `{1001}`"),
-        ("a**", "error parsing regexp: invalid nested repetition operator: `**`"),
-        ("\\C", "error parsing regexp: invalid escape sequence: `\\C`"),
-    ],
-)
-def test_patterns_go_refuses_fail_with_go_s_text(pattern: str, error: str) -> None:
-    with pytest.raises(GoRegexError) as caught:
-        compile_go(pattern)
-    assert str(caught.value) == error
-
-
-def test_matching_is_re2_s() -> None:
-    assert not matches(compile_go("done$"), "done\n")  # Python's $ would match before \n
-    assert matches(compile_go("(?m)done$"), "done\n")
-    assert not matches(compile_go("\\d"), "٣")  # ASCII digits only
-    assert matches(compile_go("(?i)ǅ"), "ǆ")  # Unicode simple folding
-    assert matches(compile_go("[[:alpha:]]+\\pL"), "abc")

@@ -1,5 +1,5 @@
-"""Go's os.ReadFile and errno texts, written once (graders/gofiles.py, sandbox/goexec.py) for
-the schema file, snapshots, SKILL.md and prompt files that each had a copy."""
+"""Go's os.ReadFile and errno texts, written once (golang/os.py) for the schema file,
+snapshots, SKILL.md and prompt files that each had a copy."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from waza_ci.graders.gofiles import GoFileError, go_read_file
+from waza_ci.golang.os import GoFileError, go_errno_text, go_read_file
 from waza_ci.graders.skill.skill_md import SkillError, load_skill
-from waza_ci.sandbox.goexec import go_errno_text
 
 
 def test_errno_texts_are_gos_lower_cased_first_word_but_not_an_acronym() -> None:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from decimal import Decimal
 from typing import Any, BinaryIO
 
 from pydantic_core import PydanticSerializationError, to_json
@@ -184,3 +185,53 @@ def map_json(value: Any, scalar: Callable[[Any], Any], key: Callable[[str], str]
         else:
             target.extend(convert(item) for item in source)
     return root
+
+
+def go_json(value: Any) -> str:
+    """Go's `json.Marshal`: compact, map keys sorted, `<>&` escaped, floats shortest with no
+    `.0`, exponent form only below 1e-6 or from 1e21 (`1e-07`, `1e+21`)."""
+    return "".join(_json_parts(value))
+
+
+_JSON_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
+
+
+def _json_parts(value: Any) -> Iterable[str]:
+    if isinstance(value, float):
+        yield go_json_float(value)
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        for raw, escaped in _JSON_ESCAPES:
+            text = text.replace(raw, escaped)
+        yield text
+    elif isinstance(value, dict):
+        yield "{"
+        for index, key in enumerate(sorted(value)):
+            yield from ("," if index else "", *_json_parts(str(key)), ":")
+            yield from _json_parts(value[key])
+        yield "}"
+    elif isinstance(value, list | tuple):
+        yield "["
+        for index, item in enumerate(value):
+            yield "," if index else ""
+            yield from _json_parts(item)
+        yield "]"
+    else:  # None, bool, int
+        yield json.dumps(value)
+
+
+def go_json_float(value: float) -> str:
+    """One float as Go's encoding/json prints it."""
+    magnitude = abs(value)
+    if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+        mantissa, _, exponent = f"{Decimal(repr(value)):e}".partition("e")
+        return f"{mantissa}e{exponent[0]}{int(exponent[1:])}"
+    if value.is_integer():
+        return str(int(value))
+    return format(Decimal(repr(value)), "f")
