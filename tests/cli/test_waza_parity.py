@@ -83,9 +83,7 @@ def test_a_scenario_eval_regrades_like_any_other(project: Project, grade_project
     )
     project.write_task("t1", extra="inputs: {prompt: Run git --version.}\n")
     kept = {"boundary": {"identifier": "boundary", "type": "file", "score": 1, "passed": True}}
-    project.write_results(
-        make_results({"t1": [make_run(validations=kept)]}, eval_name="cli-check")
-    )
+    project.write_results(make_results({"t1": [make_run(validations=kept)]}, eval_name="cli-check"))
     result, regraded = _regraded(project, grade_project)
     assert result.code == 0, result.stderr
     validations = regraded["tasks"][0]["runs"][0]["validations"]
