@@ -190,6 +190,7 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
             prepared.judge,
             working_directory=Path(prepared.setup.working_directory),
             workspace=prepared.setup.workspace_dir,
+            temp_dir=prepared.setup.temp_dir,
         )
         stop_if_cancelled()
         elapsed_ms = round((time.monotonic() - started) * 1000)

@@ -31,10 +31,10 @@ class FakeModel:
             def log_message(self, *args: Any) -> None:
                 return
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._json({"object": "list", "data": [{"id": "judge-model", "object": "model"}]})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with model._lock:
@@ -170,7 +170,10 @@ def _reply(
     delta = dict(message)
     if tool_calls:
         delta["tool_calls"] = [dict(c, index=i) for i, c in enumerate(tool_calls)]
-    chunks = [{"delta": delta, "finish_reason": None}, {"delta": {}, "finish_reason": finish}]
+    chunks: list[dict[str, Any]] = [
+        {"delta": delta, "finish_reason": None},
+        {"delta": {}, "finish_reason": finish},
+    ]
     for chunk in chunks:
         doc: dict[str, Any] = {
             "id": "c",

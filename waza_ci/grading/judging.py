@@ -79,6 +79,7 @@ def judge_prompts(
     *,
     working_directory: Path,
     workspace: str,
+    temp_dir: str,
 ) -> Judging:
     items = list(_items(spec, plan, working_directory, workspace, setup))
     notes: KeptNotes = {}
@@ -104,7 +105,12 @@ def judge_prompts(
     keys = {
         id(item): [
             cache_key(
-                str(options.provider), item.model, item.config.reasoning_effort, m, t, w is not None
+                str(options.provider),
+                item.model,
+                item.config.reasoning_effort,
+                m,
+                t,
+                workspace=w is not None,
             )
             for m, t, w in item.sends
         ]
@@ -117,7 +123,7 @@ def judge_prompts(
             f"{options.max_calls} ({len(runnable)} prompt verdicts, the rest cached): raise the "
             "limit, or cut the grading with --task / --shard"
         )
-    answers = _send(setup, runnable, keys, wanted)
+    answers = _send(setup, runnable, keys, wanted, temp_dir)
     results = []
     for item in runnable:
         results.append(_result(item, keys[id(item)], cache, answers, setup))
@@ -272,7 +278,11 @@ def _note(notes: KeptNotes, item: _Item, said: tuple[str, ...]) -> None:
 
 
 def _send(
-    setup: JudgeSetup, items: Sequence[_Item], keys: Mapping[int, list[str]], wanted: set[str]
+    setup: JudgeSetup,
+    items: Sequence[_Item],
+    keys: Mapping[int, list[str]],
+    wanted: set[str],
+    temp_dir: str,
 ) -> dict[str, Any]:
     """Each wanted send once (the same message twice in a grading is asked once)."""
     if not wanted:
@@ -289,13 +299,8 @@ def _send(
                 )
     logging.getLogger("copilot").setLevel(logging.CRITICAL + 1)  # its tracebacks are not ours
     runtime = RuntimeSetup(
-        setup.options,
-        setup.credential,
-        setup.cli_path,
-        setup.cli_env,
-        setup.timeout_s,
-        str(Path(setup.cli_env.get("TMPDIR", "/tmp"))),
-    )  # noqa: S108
+        setup.options, setup.credential, setup.cli_path, setup.cli_env, setup.timeout_s, temp_dir
+    )
     try:
         answers = run_sends(runtime, list(sends.values()))
     except Exception as err:
@@ -316,7 +321,7 @@ def _setup_message(setup: JudgeSetup, kind: str, error: str) -> str:
         "auth": COPILOT_PERMISSION_FIX
         if options.provider is Provider.COPILOT
         else f"check the key in {options.key_env} is valid for {options.url}",
-        "quota": "wait for the quota to renew, or lower the number of judgements (--judge-max-calls, --task)",
+        "quota": "wait for the quota to renew, or judge less at once (--task, --shard)",
         "model": "check --judge-model (or the grader's `model`) names a model the endpoint serves",
         "network": "check --judge-url and that the job can reach it",
     }[kind]

@@ -23,7 +23,13 @@ FORMAT = "waza-ci judge cache 1"
 
 
 def cache_key(
-    provider: str, model: str, effort: str, message: str, tools: Sequence[ToolSpec], workspace: bool
+    provider: str,
+    model: str,
+    effort: str,
+    message: str,
+    tools: Sequence[ToolSpec],
+    *,
+    workspace: bool,
 ) -> str:
     document = json.dumps(
         {

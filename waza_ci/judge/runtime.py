@@ -11,6 +11,7 @@ deleted afterwards. The credential reaches only the CLI: a BYOK key through the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
@@ -42,6 +43,10 @@ _PASSED_TO_CLI = (
 )
 """What the CLI inherits of our environment: no token of any kind unless it is the one the
 judge uses."""
+
+
+_UNKNOWN_MODEL = ("not found", "unknown", "not supported", "not available")
+_NETWORK = ("could not connect", "econnrefused", "enotfound", "fetch failed", "network")
 
 
 class SdkMissing(Exception):
@@ -137,67 +142,72 @@ def _cli_env(setup: RuntimeSetup, home: str) -> dict[str, str]:
     return env
 
 
-async def _judge(client: Any, setup: RuntimeSetup, send: Send, empty: str) -> Answer:
-    from copilot.generated.rpc import (  # noqa: PLC0415
-        PermissionDecisionApproveOnce,
-        PermissionDecisionReject,
-    )
-    from copilot.session_events import (  # noqa: PLC0415
-        AssistantMessageData,
-        AssistantUsageData,
-        SessionErrorData,
-    )
-    from copilot.tools import Tool, ToolInvocation, ToolResult  # noqa: PLC0415
+class _Guard:
+    """One session's callbacks: its grade tools record calls, everything else is refused (and
+    the refusal recorded), and what the runtime reports is collected."""
 
-    answer = Answer()
-    offered = {t.name for t in send.tools}
-    read_only = set(READ_ONLY_TOOLS) if send.workspace else set()
+    def __init__(self, send: Send) -> None:
+        self.answer = Answer()
+        self.model = send.model
+        self.offered = {t.name for t in send.tools}
+        self.read_only = set(READ_ONLY_TOOLS) if send.workspace else set()
 
-    def handler_for(name: str) -> Any:
+    def handler_for(self, name: str) -> Any:
+        from copilot.tools import ToolInvocation, ToolResult  # noqa: PLC0415 - the extra
+
         def handle(invocation: ToolInvocation) -> ToolResult:
-            answer.calls.record(name, invocation.arguments)
+            self.answer.calls.record(name, invocation.arguments)
             return ToolResult()
 
         return handle
 
-    def on_permission(request: Any, _invocation: Any) -> Any:
-        kind = str(getattr(getattr(request, "kind", ""), "value", getattr(request, "kind", "")))
+    def on_permission(self, request: Any, _invocation: Any) -> Any:
+        from copilot.generated.rpc import (  # noqa: PLC0415 - the extra
+            PermissionDecisionApproveOnce,
+            PermissionDecisionReject,
+        )
+
+        raw_kind = getattr(request, "kind", "")
+        kind = str(getattr(raw_kind, "value", raw_kind))
         tool = str(getattr(request, "tool_name", "") or "")
-        if kind == "custom-tool" and tool in offered:
+        if (kind == "custom-tool" and tool in self.offered) or (kind == "read" and self.read_only):
             return PermissionDecisionApproveOnce()
-        if kind == "read" and read_only:
-            return PermissionDecisionApproveOnce()
-        answer.calls.denied.append(f"{kind}:{tool}" if tool else kind or "unknown")
+        self.answer.calls.denied.append(f"{kind}:{tool}" if tool else kind or "unknown")
         return PermissionDecisionReject(feedback="waza-ci's judge may only grade")
 
-    def pre_tool(data: Any, _invocation: Any) -> Any:
+    def pre_tool(self, data: Any, _invocation: Any) -> Any:
         name = str(data.get("toolName", ""))
-        if name in offered or name in read_only:
+        if name in self.offered or name in self.read_only:
             return None
-        answer.calls.denied.append(name or "unknown")
+        self.answer.calls.denied.append(name or "unknown")
         return {"permissionDecision": "deny", "permissionDecisionReason": "not a grade tool"}
 
-    def on_event(event: Any) -> None:
-        data = event.data
+    def on_event(self, event: Any) -> None:
+        from copilot.session_events import (  # noqa: PLC0415 - the extra
+            AssistantMessageData,
+            AssistantUsageData,
+            SessionErrorData,
+        )
+
+        data, answer = event.data, self.answer
         if isinstance(data, AssistantMessageData) and data.content:
             answer.response = data.content
         elif isinstance(data, AssistantUsageData):
             answer.usage.append(
-                Usage(data.model or send.model, data.input_tokens, data.output_tokens, data.cost)
+                Usage(data.model or self.model, data.input_tokens, data.output_tokens, data.cost)
             )
         elif isinstance(data, SessionErrorData) and not answer.error:
             answer.error, answer.error_kind = data.message, _error_kind(data)
 
-    available = [f"custom:{t.name}" for t in send.tools] + [
-        f"builtin:{t}" for t in sorted(read_only)
-    ]
+
+async def _judge(client: Any, setup: RuntimeSetup, send: Send, empty: str) -> Answer:
+    from copilot.tools import Tool  # noqa: PLC0415 - the extra
+
+    guard = _Guard(send)
+    available = [f"custom:{t.name}" for t in send.tools]
+    available += [f"builtin:{t}" for t in sorted(guard.read_only)]
     tools = [
-        Tool(
-            name=t.name,
-            description=t.description,
-            parameters=t.parameters,
-            handler=handler_for(t.name),
-        )
+        Tool(t.name, t.description, handler=guard.handler_for(t.name), parameters=t.parameters)
         for t in send.tools
     ]
     kwargs: dict[str, Any] = {}
@@ -208,36 +218,33 @@ async def _judge(client: Any, setup: RuntimeSetup, send: Send, empty: str) -> An
     if send.reasoning_effort:
         kwargs["reasoning_effort"] = send.reasoning_effort
     session = await client.create_session(
-        on_permission_request=on_permission,
+        on_permission_request=guard.on_permission,
         tools=tools,
         available_tools=available,
-        hooks={"on_pre_tool_use": pre_tool},
+        hooks={"on_pre_tool_use": guard.pre_tool},
         working_directory=send.workspace or empty,
         enable_skills=False,
         skip_custom_instructions=True,
         enable_config_discovery=False,
         streaming=True,
-        on_event=on_event,
+        on_event=guard.on_event,
         **kwargs,
     )
+    answer = guard.answer
     try:
         await session.send_and_wait(send.message, mode="enqueue", timeout=setup.timeout_s)
     except TimeoutError:
         answer.error = f"the judge did not answer within {setup.timeout_s:g} s"
         answer.error_kind = "timeout"
-        try:
+        with contextlib.suppress(Exception):  # the session is deleted next either way
             await asyncio.wait_for(session.abort(), 5)
-        except Exception:  # noqa: S110 - the session is deleted next either way
-            pass
-    except Exception as err:
+    except Exception as err:  # the runtime's words, classified below
         if not answer.error:
             answer.error, answer.error_kind = str(err) or type(err).__name__, "other"
     finally:
-        try:
+        with contextlib.suppress(Exception):  # ephemeral: the private home is removed anyway
             await asyncio.wait_for(session.disconnect(), 10)
             await asyncio.wait_for(client.delete_session(session.session_id), 10)
-        except Exception:  # noqa: S110 - ephemeral: the private home is removed anyway
-            pass
     return answer
 
 
@@ -257,10 +264,8 @@ def _error_kind(data: Any) -> str:
         return "auth"
     if status == 429 or "quota" in text or "rate limit" in text:
         return "quota"
-    if status == 404 or (
-        "model" in text and ("not found" in text or "unknown" in text or "not supported" in text)
-    ):
+    if status == 404 or ("model" in text and any(w in text for w in _UNKNOWN_MODEL)):
         return "model"
-    if "econnrefused" in text or "network" in text or "fetch failed" in text or "enotfound" in text:
+    if any(w in text for w in _NETWORK):
         return "network"
     return "other"

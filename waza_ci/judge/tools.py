@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-PASS_TOOL = "set_waza_grade_pass"
+PASS_TOOL = "set_waza_grade_pass"  # noqa: S105 - a tool name, not a password
 FAIL_TOOL = "set_waza_grade_fail"
 PAIRWISE_TOOL = "set_pairwise_winner"
 

@@ -103,12 +103,11 @@ def kept_notes(saved: Mapping[str, Any], expected: Sequence[str], location: str)
     details = saved.get("details")
     details = details if isinstance(details, Mapping) else {}
     prompt = details.get("prompt")
-    if isinstance(prompt, str) and expected and details.get("mode") != "pairwise":
-        if prompt not in expected:
-            notes.append(
-                f"stale: the judge's prompt changed since the run (grader at {location}); "
-                "this verdict judged the old one: re-judge with --judge"
-            )
+    if isinstance(prompt, str) and expected and prompt not in expected:
+        notes.append(
+            f"stale: the judge's prompt changed since the run (grader at {location}); "
+            "this verdict judged the old one: re-judge with --judge"
+        )
     if (
         saved.get("passed") is False
         and details

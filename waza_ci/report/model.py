@@ -339,7 +339,7 @@ def _report_json(report: Report) -> dict[str, Any]:
             "flipped": sum(len(row.flips) for row in report.flipped),
         },
         "failed_tasks": report.failed_tasks,
-        "judge": None if report.judge is None else report.judge.to_json(),
+        **({} if report.judge is None else {"judge": report.judge.to_json()}),
         "common_failure": None
         if report.common_failure is None
         else {
