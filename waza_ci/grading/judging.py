@@ -137,6 +137,7 @@ def judge_prompts(
         kept=len(items) - len(runnable),
         kept_why=tuple(dict.fromkeys(unable or i.kept_why for i in items if i not in runnable)),
         models=by_model(usages),
+        notes=(setup.timeout_warning,) if setup.timeout_warning else (),
     )
     return Judging(tuple(results), notes, report)
 

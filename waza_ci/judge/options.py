@@ -190,6 +190,8 @@ class JudgeSetup:
     timeout_s: float = DEFAULT_TIMEOUT_S
     no_credential: str = ""
     """Why the credential is missing, in the shell's words (a fork, no permission)."""
+    timeout_warning: str = ""
+    """Set when WAZA_PROMPT_GRADER_TIMEOUT was unreadable (120 s is used)."""
 
 
 def judge_setup(
@@ -199,7 +201,7 @@ def judge_setup(
     the CLI binary (`COPILOT_CLI_PATH`, else `copilot` on PATH), the send timeout."""
     import shutil  # noqa: PLC0415 - only with --judge
 
-    timeout, _ = send_timeout(env.get(TIMEOUT_VARIABLE))
+    timeout, warning = send_timeout(env.get(TIMEOUT_VARIABLE))
     cli = env.get("COPILOT_CLI_PATH", "") or shutil.which("copilot", path=env.get("PATH")) or ""
     return JudgeSetup(
         options=options,
@@ -208,4 +210,5 @@ def judge_setup(
         cli_env={k: v for k, v in env.items() if k not in credential_variables(options)},
         timeout_s=timeout,
         no_credential=no_credential,
+        timeout_warning=warning,
     )

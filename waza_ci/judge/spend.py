@@ -71,6 +71,8 @@ class JudgeReport:
     kept_why: tuple[str, ...] = ()
     """Why, distinct (no credential, a built-in rubric, …)."""
     models: tuple[ModelSpend, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What the user should know of the judge's setup (an unreadable timeout, …)."""
 
     def spend_text(self) -> str:
         """`judge-model: 2 calls, 2,000 input + 100 output tokens, premium requests unknown`."""
@@ -88,6 +90,7 @@ class JudgeReport:
             "rejudged": self.rejudged,
             "kept": self.kept,
             "kept_why": list(self.kept_why),
+            "notes": list(self.notes),
             "models": [
                 {
                     "model": m.model,

@@ -26,6 +26,7 @@ def judge_parts(report: Report, quote: Quote) -> list[str]:
     ]
     if judge.kept:
         parts.append(f"{judge.kept} kept: " + "; ".join(quote(w) for w in judge.kept_why))
+    parts += [quote(note) for note in judge.notes]
     return parts
 
 
