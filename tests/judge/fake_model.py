@@ -91,7 +91,7 @@ class FakeModel:
         if "SLOW" in user or self.delay_s:
             time.sleep(self.delay_s)
         if after_tool and "ERROR-AFTER" in user:
-            handler._json({"error": {"message": "fake failure after the grade"}}, 500)
+            handler._json({"error": {"message": "fake failure after the grade"}}, 400)
             return
         calls: list[tuple[str, dict[str, Any]]] = []
         text = "Graded."

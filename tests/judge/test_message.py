@@ -38,7 +38,9 @@ def test_older_waza_messages_count_as_current() -> None:
 
 def test_pairwise_message_is_wazas() -> None:
     text = pairwise_message("rubric", "one", "two")
-    assert text.startswith("You are a judge comparing two outputs for the same task.\n\n## Rubric\nrubric\n\n")
+    assert text.startswith(
+        "You are a judge comparing two outputs for the same task.\n\n## Rubric\nrubric\n\n"
+    )
     assert "## Output A\n```\none\n```\n\n## Output B\n```\ntwo\n```\n\n" in text
     assert text.endswith('Call set_pairwise_winner with your verdict: "A", "B", or "tie".\n')
 
@@ -48,13 +50,22 @@ def test_the_conversation_is_the_transcript_in_order_and_bounded() -> None:
         {"type": "user.message", "content": "write a changelog"},
         {"type": "assistant.message", "content": "on it"},
         {"type": "tool.execution_start", "tool_name": "bash", "arguments": {"command": "ls"}},
-        {"type": "tool.execution_complete", "tool_name": "bash", "success": True,
-         "tool_result": {"content": "CHANGELOG.md"}},
+        {
+            "type": "tool.execution_complete",
+            "tool_name": "bash",
+            "success": True,
+            "tool_result": {"content": "CHANGELOG.md"},
+        },
         {"type": "session.idle"},
     ]
     text = conversation(transcript, "")
-    order = ["### user\nwrite a changelog", "### assistant\non it", "### tool call: bash",
-             '{"command": "ls"}', "### tool result: bash\nCHANGELOG.md"]
+    order = [
+        "### user\nwrite a changelog",
+        "### assistant\non it",
+        "### tool call: bash",
+        '{"command": "ls"}',
+        "### tool result: bash\nCHANGELOG.md",
+    ]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)
     long = conversation([{"type": "assistant.message", "content": "x" * 3000}] * 100, "p")

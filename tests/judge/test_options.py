@@ -43,7 +43,10 @@ def test_no_grader_sees_the_judges_credential() -> None:
     byok = JudgeOptions(Provider.OPENAI, url="https://x/v1", key_env="MY_KEY")
     env = {"MY_KEY": "sk-1", "PATH": "/bin", "COPILOT_GITHUB_TOKEN": "c", "GH_TOKEN": "h"}
     assert grader_environment(env, also=credential_variables(byok)) == {
-        "PATH": "/bin", "COPILOT_GITHUB_TOKEN": "c", "GH_TOKEN": "h"}
+        "PATH": "/bin",
+        "COPILOT_GITHUB_TOKEN": "c",
+        "GH_TOKEN": "h",
+    }
     copilot = credential_variables(JudgeOptions(Provider.COPILOT))
     assert grader_environment(env, also=copilot) == {"MY_KEY": "sk-1", "PATH": "/bin"}
     setup = judge_setup(byok, env)
@@ -52,8 +55,16 @@ def test_no_grader_sees_the_judges_credential() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "seconds", "warned"),
-    [("", 120, False), ("5m", 300, False), ("300", 300, False), ("1m30s", 90, False),
-     ("0", 120, True), ("-5s", 120, True), ("sk-secret", 120, True), ("99999999999999", 120, True)],
+    [
+        ("", 120, False),
+        ("5m", 300, False),
+        ("300", 300, False),
+        ("1m30s", 90, False),
+        ("0", 120, True),
+        ("-5s", 120, True),
+        ("sk-secret", 120, True),
+        ("99999999999999", 120, True),
+    ],
 )
 def test_the_send_timeout_is_read_as_waza_reads_it(raw: str, seconds: float, warned: bool) -> None:
     value, warning = send_timeout(raw)
