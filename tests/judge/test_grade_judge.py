@@ -175,7 +175,8 @@ def test_a_continue_session_judge_reads_the_saved_transcript_with_read_only_tool
     task_file.write_text(
         text.replace(
             "      prompt: The entry is concise and written for users.\n",
-            "      prompt: The entry is concise and written for users.\n      continue_session: true\n",
+            "      prompt: The entry is concise and written for users.\n"
+            "      continue_session: true\n",
         )
     )
     done = grade(folder, copilot_cli, model)

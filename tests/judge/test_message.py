@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from waza_ci.judge.config import JudgeConfig, Rubric
@@ -46,7 +48,7 @@ def test_pairwise_message_is_wazas() -> None:
 
 
 def test_the_conversation_is_the_transcript_in_order_and_bounded() -> None:
-    transcript = [
+    transcript: list[dict[str, Any]] = [
         {"type": "user.message", "content": "write a changelog"},
         {"type": "assistant.message", "content": "on it"},
         {"type": "tool.execution_start", "tool_name": "bash", "arguments": {"command": "ls"}},

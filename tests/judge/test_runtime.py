@@ -36,7 +36,7 @@ def ask(setup: RuntimeSetup, *messages: str) -> list[Answer]:
 def test_each_judgement_records_its_calls_and_only_the_grade_tools_are_offered(
     model: FakeModel, copilot_cli: str, tmp_path: Path
 ) -> None:
-    marker = Path("/tmp/waza-ci-judge-pwned")  # noqa: S108 - what the fake model asks `bash` to touch
+    marker = Path("/tmp/waza-ci-judge-pwned")  # what the fake model asks `bash` to touch
     marker.unlink(missing_ok=True)
     passed, failed, mixed, silent, hostile, late = ask(
         setup_for(model, copilot_cli, tmp_path, jobs=2),
