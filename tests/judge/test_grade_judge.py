@@ -20,8 +20,14 @@ KEY = "sk-grade-test-abcdef0123456789"
 
 
 def demo(tmp_path: Path) -> Path:
+    """The demo, its `tone` judge given its one-line rubric as an inline `prompt` (waza reads a
+    `rubric:` without a path as the name of a built-in rubric, which waza-ci does not ship)."""
     folder = tmp_path / "demo"
     shutil.copytree(DEMO, folder)
+    tasks = folder / "tasks" / "changelog.yaml"
+    text = tasks.read_text()
+    assert "      rubric: The entry is concise and written for users.\n" in text
+    tasks.write_text(text.replace("      rubric: The entry", "      prompt: The entry"))
     return folder
 
 
@@ -143,6 +149,18 @@ def test_without_a_key_the_verdicts_are_kept_and_say_why_unless_required(
     required = grade(folder, copilot_cli, model, "--judge-required", key="")
     assert required.code == 3
     assert "--judge-required" in required.stderr and "Traceback" not in required.stderr
+    assert not model.requests
+
+
+def test_the_demos_own_rubric_is_a_builtin_name_so_its_verdicts_are_kept_saying_why(
+    tmp_path: Path, copilot_cli: str, model: FakeModel
+) -> None:
+    folder = tmp_path / "as-shipped"
+    shutil.copytree(DEMO, folder)
+    done = grade(folder, copilot_cli, model)
+    assert done.code == 1, done.stderr
+    assert "names a rubric built into waza" in done.stderr
+    assert tone(folder)[0]["feedback"] == "Concise and user-facing."
     assert not model.requests
 
 

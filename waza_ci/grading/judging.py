@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from waza_ci.errors import InputError, JudgeSetupError
+from waza_ci.errors import JudgeSetupError
 from waza_ci.graders.base import raw_verdict, regraded_verdict
 from waza_ci.graders.skill.trigger import TaskLoadError, read_prompt_file
 from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch
@@ -391,13 +391,3 @@ def _result(
         item.grader, judged.passed, judged.feedback, judged.details, duration, score=judged.score
     )
     return ExecutionResult(execution, raw, regraded_verdict(raw, notes=tuple(notes), kind="prompt"))
-
-
-def rejudged_names(judging: Judging) -> set[tuple[int, int, str]]:
-    return {
-        (id(r.execution.match), r.execution.run_index, r.execution.grader.name)
-        for r in judging.results
-    }
-
-
-__all__ = ["InputError", "Judging", "judge_prompts"]
