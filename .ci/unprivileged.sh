@@ -79,13 +79,17 @@ echo "unprivileged pass: uid $uid, $("$base" --version), in $repo"
 
 # Installed as the invoking user (it can reach the package index), then handed over.
 "$base" -m venv "$repo/.venv"
-"$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "${repo}[test]"
+"$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "${repo}[test,judge]"
 # GitHub's REST description (git-ignored, so not in the copy): installed if need be, then copied
 # with the extract the first pass cached beside it into the user's home, named by
 # WAZA_CI_GITHUB_OPENAPI (tests/github_description.py). Without it the pass fails, as CI is set.
 description=$(bash .ci/openapi.sh)
 cp -pR "$(dirname "$(dirname "$description")")" "$home/octokit-openapi"
 description="$home/octokit-openapi/generated/$(basename "$description")"
+# The Copilot CLI (git-ignored too), copied the same way, named by COPILOT_CLI_PATH.
+cli=$(bash .ci/copilot-cli.sh)
+mkdir -p "$home/copilot-cli"
+cp -p "$cli" "$home/copilot-cli/copilot"
 if [ "$(id -u)" -eq 0 ]; then
   chown -R "$uid:$uid" "$sandbox" "$home"
 fi
@@ -104,4 +108,5 @@ cd "$repo"
 # (tests/conftest.py, require_shared); the first pass ran them.
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
   WAZA_CI_IMAGE="$image" TMPDIR="$home" WAZA_CI_GITHUB_OPENAPI="$description" WAZA_CI_CORPUS=none \
+  COPILOT_CLI_PATH="$home/copilot-cli/copilot" \
   .venv/bin/pytest -q -p no:cacheprovider "$@"

@@ -24,8 +24,11 @@ from waza_ci.files import MAX_RESULTS_BYTES
 from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, load_baseline, use_baseline
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
+from waza_ci.grading.judging import judge_prompts
 from waza_ci.grading.plan import GradingPlan, plan_grading
 from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
+from waza_ci.judge.options import JudgeSetup
+from waza_ci.judge.spend import JudgeReport
 from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.report.evaluation import Evaluation
@@ -81,6 +84,8 @@ class GradeRequest:
     shard_weights: Sequence[Path] = ()
     max_results_bytes: int = MAX_RESULTS_BYTES
     """Refuse a results file larger than this (`--max-results-mib`)."""
+    judge: JudgeSetup | None = None
+    """Re-judge `prompt` graders (`--judge`); None keeps their saved verdicts."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,8 @@ class GradeReport:
     warnings: tuple[LoadWarning, ...]
     eval_identity: EvalIdentity
     """The graded eval's name and skill: what a baseline must belong to."""
+    judge: JudgeReport | None = None
+    """What the LLM judge did, when it was asked for."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,7 @@ class PreparedGrading:
     plan: GradingPlan
     setup: GradingSetup
     shard: ShardSelection | None = None
+    judge: JudgeSetup | None = None
 
 
 def prepare_grading(
@@ -129,7 +137,7 @@ def prepare_grading(
         jobs=request.jobs or os.cpu_count() or 1,
         progress=request.progress,
     )
-    return PreparedGrading(spec, results_files, plan, setup, shard)
+    return PreparedGrading(spec, results_files, plan, setup, shard, request.judge)
 
 
 def _default_workspace(plan: GradingPlan) -> str:
@@ -176,8 +184,19 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
     started = time.monotonic()
     with collector_paused():  # already, under evaluate; not for a library caller
         results = run_plan(plan, prepared.setup)
+        judging = judge_prompts(
+            spec,
+            plan,
+            prepared.judge,
+            working_directory=Path(prepared.setup.working_directory),
+            workspace=prepared.setup.workspace_dir,
+            temp_dir=prepared.setup.temp_dir,
+        )
+        stop_if_cancelled()
         elapsed_ms = round((time.monotonic() - started) * 1000)
-        tasks, regraded = assemble(plan.matches, results_files, results)
+        tasks, regraded = assemble(
+            plan.matches, results_files, [*results, *judging.results], judging.notes
+        )
     if prepared.shard is not None:
         regraded = partial_files(
             prepared.shard,
@@ -199,7 +218,7 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
         task_filter=plan.task_filter,
         another_eval=plan.another_eval,
     )
-    return GradeReport(summary, regraded, spec.warnings, spec.eval_identity)
+    return GradeReport(summary, regraded, spec.warnings, spec.eval_identity, judging.report)
 
 
 def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
@@ -326,6 +345,7 @@ def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
         shard_note=shard_note(request.grading.shard if request.grading else None),
         repo_root=request.repo_root,
         links=request.links,
+        judge=graded.judge,
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written

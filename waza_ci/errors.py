@@ -88,6 +88,14 @@ class OutputError(WazaCiError):
     exit_code = EXIT_INPUT_ERROR
 
 
+class JudgeSetupError(WazaCiError):
+    """The LLM judge could not run where it had to (`--judge-required`, or a limit the user
+    set): authentication, quota, network, an unknown model, too many calls. Exit 3, in words
+    that name the fix; never the credential."""
+
+    exit_code = EXIT_GRADER_ERROR
+
+
 class Interrupted(WazaCiError):
     """Grading was stopped by a signal: graders killed, context directories removed, nothing
     written. The exit code is the shell convention, 128 + the signal number."""

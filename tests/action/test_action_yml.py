@@ -34,6 +34,7 @@ OUTPUTS = (
     "pass-rate",
     "baseline-pass-rate",
     "gate",
+    "judge-spend",
 )
 
 

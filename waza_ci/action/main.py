@@ -25,6 +25,7 @@ from waza_ci.report._text import for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.engine import Evaluation, EvaluationRequest
+    from waza_ci.judge.options import JudgeSetup
 
 # The engine (and with it the report renderers and the GitHub client) is imported where it is
 # first used, not here: the container's first log line (or an input error) does not wait for it.
@@ -98,6 +99,7 @@ def _request(
     import tempfile  # noqa: PLC0415 - see the imports above
 
     from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
+    from waza_ci.judge.options import credential_variables  # noqa: PLC0415
     from waza_ci.report.model import SourceLinks  # noqa: PLC0415
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
 
@@ -115,12 +117,13 @@ def _request(
             workspace=settings.workspace,
             working_directory=settings.working_directory,
             jobs=settings.jobs,
-            grader_env=grader_environment(env),
+            grader_env=grader_environment(env, also=credential_variables(settings.judge)),
             temp_dir=env.get("TMPDIR") or tempfile.gettempdir(),
             progress=progress,
             shard=settings.shard,
             shard_weights=settings.shard_weights,
             max_results_bytes=settings.max_results_bytes,
+            judge=_judge_setup(settings, env),
         )
     )
     return EvaluationRequest(
@@ -135,6 +138,44 @@ def _request(
         repo_root=runner.workspace or repo_root,
         links=SourceLinks(runner.server_url, runner.repository, head_sha) if head_sha else None,
     )
+
+
+def _judge_setup(settings: ActionSettings, env: Mapping[str, str]) -> JudgeSetup | None:
+    """The judge's setup; for `judge: copilot` the step's `github-token` stands in for a
+    GITHUB_TOKEN the step's `env:` does not set (the job's token, under `permissions:
+    copilot-requests: write`)."""
+    from waza_ci.judge.options import Provider, judge_setup  # noqa: PLC0415
+
+    options = settings.judge
+    if not options.active:
+        return None
+    judge_env = dict(env)
+    if options.provider is Provider.COPILOT and settings.token and "GITHUB_TOKEN" not in env:
+        judge_env["GITHUB_TOKEN"] = settings.token
+    fork = env.get("GITHUB_EVENT_NAME") == "pull_request" and _from_fork(env)
+    why = (
+        "a pull request from a fork gets no secrets and no Copilot token: the saved verdicts "
+        "are kept"
+        if fork
+        else ""
+    )
+    return judge_setup(options, judge_env, why)
+
+
+def _from_fork(env: Mapping[str, str]) -> bool:
+    """The event payload says the pull request's head is another repository."""
+    import json  # noqa: PLC0415
+
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return False
+    try:
+        with open(path, encoding="utf-8") as stream:
+            event = json.load(stream)
+        head = event["pull_request"]["head"]["repo"]["full_name"]
+        return bool(head) and head != env.get("GITHUB_REPOSITORY")
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _publish_options(settings: ActionSettings, head_sha: str | None) -> PublishOptions:

@@ -23,6 +23,7 @@ from waza_ci.errors import InputError, did_you_mean
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.environment import input_value
+from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.options import CommentMode
 from waza_ci.report.screen import ListMode
@@ -61,6 +62,14 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "on-removed-tasks": "warn",
     "min-task-pass-rate": "1",
     "comment": "on-change",
+    "judge": "keep",
+    "judge-url": "",
+    "judge-model": "",
+    "judge-key-env": "",
+    "judge-jobs": str(DEFAULT_JOBS),
+    "judge-cache": "",
+    "judge-max-calls": "",
+    "judge-required": "false",
 }
 MODES = ("grade", "merge")
 
@@ -103,6 +112,8 @@ class ActionSettings:
     shard_weights: tuple[Path, ...] = ()
     html_report: Path | None = None
     """Where to write the self-contained HTML report; None writes none."""
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
+    """The LLM judge's inputs (`judge`, `judge-model`, …)."""
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -156,7 +167,35 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         shard=_shard(get("shard")),
         shard_weights=weights,
         html_report=Path(get("html-report")) if get("html-report") else None,
+        judge=_judge(get, merge),
     )
+
+
+def _judge(get: Callable[[str], str], merge: bool) -> JudgeOptions:
+    """The judge's inputs, checked as the command's flags are (the messages say `--judge-…`:
+    the inputs have the same names)."""
+    options = JudgeOptions(
+        provider=choice_input("judge", get("judge"), Provider),
+        url=get("judge-url"),
+        model=get("judge-model"),
+        key_env=get("judge-key-env"),
+        jobs=jobs_input("judge-jobs", get("judge-jobs")) or DEFAULT_JOBS,
+        cache=Path(get("judge-cache")) if get("judge-cache") else None,
+        max_calls=_count("judge-max-calls", get("judge-max-calls")),
+        required=boolean_input("judge-required", get("judge-required")),
+    )
+    if merge and options.active:
+        raise InputError("input `judge` is for `mode: grade`: each shard judges its own tasks")
+    options.check()
+    return options
+
+
+def _count(name: str, value: str) -> int | None:
+    if not value:
+        return None
+    if not value.isascii() or not value.isdigit():
+        raise InputError(f"input `{name}` must be a whole number (0 or more), not {value!r}")
+    return int(value)
 
 
 def _lines(value: str) -> tuple[str, ...]:

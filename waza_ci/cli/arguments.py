@@ -14,6 +14,7 @@ import waza_ci.cli.gate as gate_cli
 from waza_ci import __version__
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider  # dataclasses: cheap
 from waza_ci.policy import FailOn
 from waza_ci.report._text import for_log  # re only: cheap
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB  # a constant, nothing imported
@@ -107,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_baseline_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     _add_shard_arguments(grade_cmd)
+    _add_judge_arguments(grade_cmd)
     _add_merge_command(commands)
     gate_cmd = commands.add_parser(
         "gate",
@@ -228,6 +230,81 @@ def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:
         help="balance the shards by the grader durations in this earlier regraded results "
         "file; repeatable",
     )
+
+
+def _add_judge_arguments(grade_cmd: argparse.ArgumentParser) -> None:
+    """The LLM judge (docs/judge.md): `prompt` graders re-judged through the Copilot runtime."""
+    grade_cmd.add_argument(
+        "--judge",
+        choices=[str(p) for p in Provider],
+        default=str(Provider.KEEP),
+        help="re-judge `prompt` graders through the GitHub Copilot runtime: 'copilot' (the "
+        "job's token), or your own 'openai', 'azure' or 'anthropic' endpoint; 'keep' "
+        "(default) keeps their saved verdicts",
+    )
+    grade_cmd.add_argument("--judge-url", default="", metavar="URL", help="the BYOK endpoint")
+    grade_cmd.add_argument(
+        "--judge-model",
+        default="",
+        metavar="NAME",
+        help="the judge's model when neither the grader's `model` nor the eval's "
+        "`config.judge_model` names one",
+    )
+    grade_cmd.add_argument(
+        "--judge-key-env",
+        default="",
+        metavar="VAR",
+        help="the NAME of the environment variable holding the BYOK key (never the key)",
+    )
+    grade_cmd.add_argument(
+        "--judge-jobs",
+        type=_positive_int,
+        default=DEFAULT_JOBS,
+        metavar="N",
+        help="judge sessions at once (default: %(default)s)",
+    )
+    grade_cmd.add_argument(
+        "--judge-cache",
+        type=Path,
+        metavar="FILE",
+        help="judgements already paid for (a JSON file to keep with actions/cache)",
+    )
+    grade_cmd.add_argument(
+        "--judge-max-calls",
+        type=_non_negative_int,
+        metavar="N",
+        help="at most N judge sessions (cache hits are free); more is a setup error (exit 3)",
+    )
+    grade_cmd.add_argument(
+        "--judge-required",
+        action="store_true",
+        help="fail (exit 3) when the judge cannot run, instead of keeping the saved verdicts",
+    )
+
+
+def judge_options(args: argparse.Namespace) -> JudgeOptions:
+    options = JudgeOptions(
+        provider=Provider(args.judge),
+        url=args.judge_url,
+        model=args.judge_model,
+        key_env=args.judge_key_env,
+        jobs=args.judge_jobs,
+        cache=args.judge_cache,
+        max_calls=args.judge_max_calls,
+        required=args.judge_required,
+    )
+    options.check()
+    return options
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
 
 
 def _add_merge_command(commands: Any) -> None:

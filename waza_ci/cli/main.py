@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 import waza_ci.cli.gate as gate_cli
-from waza_ci.cli.arguments import build_parser
+from waza_ci.cli.arguments import build_parser, judge_options
 from waza_ci.errors import InputError, WazaCiError
 from waza_ci.files import MIB  # constants only: cheap
 from waza_ci.report._text import for_log, json_for_log  # re only: cheap
@@ -66,12 +66,17 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
     import tempfile  # noqa: PLC0415
 
     from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
+    from waza_ci.judge.options import credential_variables, judge_setup  # noqa: PLC0415
     from waza_ci.policy import GatePolicy  # noqa: PLC0415
     from waza_ci.report.screen import ListMode  # noqa: PLC0415
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
 
     grading = None
+    judge = None
     if args.command == "grade":
+        options = judge_options(args)
+        if options.active:
+            judge = judge_setup(options, os.environ)
         if args.shard and args.baseline:
             raise InputError("--baseline compares a whole grading; give it to `merge`, not --shard")
         if args.shard is not None and args.output is None:
@@ -83,12 +88,13 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
             workspace=args.workspace,
             working_directory=args.working_directory,
             jobs=args.jobs,
-            grader_env=grader_environment(os.environ),
+            grader_env=grader_environment(os.environ, also=credential_variables(options)),
             temp_dir=os.environ.get("TMPDIR") or tempfile.gettempdir(),
             progress=_stderr_progress() if args.verbose else None,
             shard=args.shard,
             shard_weights=args.shard_weights,
             max_results_bytes=args.max_results_mib * MIB,
+            judge=judge,
         )
     return EvaluationRequest(
         grading=grading,

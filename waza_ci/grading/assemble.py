@@ -4,7 +4,7 @@ copy of waza's document, and waza's summary rebuilt from the runs as waza rebuil
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,10 @@ def assemble(
     matches: Sequence[TaskMatch],
     results_files: Sequence[ResultsFile],
     results: Sequence[ExecutionResult],
+    kept_notes: Mapping[tuple[int, int, str], tuple[str, ...]] | None = None,
 ) -> tuple[tuple[TaskGrade, ...], tuple[RegradedFile, ...]]:
+    """`kept_notes`: what a kept verdict says of itself, by (id of the match, run index, grader
+    name) (grading/judging.py)."""
     by_run: dict[tuple[int, int], list[ExecutionResult]] = defaultdict(list)
     for result in results:
         by_run[(id(result.execution.match), result.execution.run_index)].append(result)
@@ -46,6 +49,7 @@ def assemble(
                 run,
                 match.results.raw_run(match.task_index, run_index),
                 by_run[(id(match), run_index)],
+                _notes_of(kept_notes, id(match), run_index),
             )
             for run_index, run in enumerate(match.saved.runs)
         ]
@@ -62,6 +66,14 @@ def assemble(
         _write_back(raw_copies[id(match.results)], match, task, merged)
     regraded = tuple(RegradedFile(r, with_digest(raw_copies[id(r)])) for r in results_files)
     return tuple(tasks), regraded
+
+
+def _notes_of(
+    notes: Mapping[tuple[int, int, str], tuple[str, ...]] | None, match: int, run_index: int
+) -> dict[str, tuple[str, ...]]:
+    if not notes:
+        return {}
+    return {name: said for (m, r, name), said in notes.items() if m == match and r == run_index}
 
 
 def _writable_copy(raw: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,11 @@ class MergedRun:
 
 
 def merge_run(
-    task: TaskSpec, run: SavedRun, raw_run: Mapping[str, Any], new: Sequence[ExecutionResult]
+    task: TaskSpec,
+    run: SavedRun,
+    raw_run: Mapping[str, Any],
+    new: Sequence[ExecutionResult],
+    kept_notes: Mapping[str, tuple[str, ...]] | None = None,
 ) -> MergedRun:
     """The spec's kept graders (an LLM judge, an unknown kind) keep their saved verdicts; every
     other verdict comes from this grading. A saved verdict of a grader no longer in the spec is
@@ -31,13 +35,15 @@ def merge_run(
     saved_raw = raw_run.get("validations") or {}
     if run.errored:
         return MergedRun(errored_run_grade(run), dict(saved_raw))
-    kept_names = {grader.name for grader in task.graders if not is_regraded(grader)}
+    judged = {result.execution.grader.name for result in new}  # a re-judged `prompt` grader
+    kept_names = {g.name for g in task.graders if not is_regraded(g)} - judged
     saved = run.validations or {}
+    notes = kept_notes or {}
     raw: dict[str, Any] = {}
     verdicts: dict[str, Verdict] = {}
     for name in kept_names & saved.keys():
         raw[name] = saved_raw[name]  # kept byte for byte, unknown fields included
-        verdicts[name] = saved_verdict(name, saved[name])
+        verdicts[name] = saved_verdict(name, saved[name], notes=notes.get(name, ()))
     for result in new:
         name = result.execution.grader.name
         raw[name] = result.raw_verdict

@@ -102,8 +102,15 @@ def step_outputs(
         "check-run-url": check_url,
         "output-file": str(output_file) if output_file else "",
         "html-report": str(html_report) if html_report else "",
+        "judge-spend": _judge_spend(evaluation),
         **_gate_outputs(evaluation),
     }
+
+
+def _judge_spend(evaluation: Evaluation) -> str:
+    """The LLM judge's own spend as one line of JSON (`fromJSON()`); empty without `judge`."""
+    judge = evaluation.model.judge
+    return "" if judge is None else json.dumps(judge.to_json(), ensure_ascii=False)
 
 
 def check_run_outputs(

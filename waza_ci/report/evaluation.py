@@ -4,11 +4,12 @@ baseline."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.gate.baseline_io import BaselineUse
 from waza_ci.gate.flaky import FlakyTask, flaky_of
+from waza_ci.judge.spend import JudgeReport
 from waza_ci.policy import DEFAULT_POLICY, GatePolicy
 from waza_ci.report.build import build_report
 from waza_ci.report.decision import Decision
@@ -42,6 +43,7 @@ class Evaluation:
         shard_note: str = "",
         repo_root: str = "",
         links: SourceLinks | None = None,
+        judge: JudgeReport | None = None,
     ) -> Evaluation:
         """The evaluation of a graded summary: its report, with the step's decision under
         `policy` and the baseline's use (its comparison, or why it cannot serve), and its
@@ -57,6 +59,8 @@ class Evaluation:
             repo_root=repo_root,
             links=links,
         )
+        if judge is not None:
+            model = replace(model, judge=judge)
         return cls(
             summary=summary,
             model=model,

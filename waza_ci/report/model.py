@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from waza_ci.judge.spend import JudgeReport
 from waza_ci.report.decision import Decision, Verdict
 from waza_ci.waza.identity import AnotherEval
 from waza_ci.waza.scoring import (
@@ -253,6 +254,8 @@ class Report:
     accepted_without_runs: tuple[NotEvaluated, ...] = ()
     """Tasks with no saved run that `--allow-tasks-without-runs` accepted: listed, not failed."""
     another_eval: tuple[AnotherEvalFile, ...] = ()
+    judge: JudgeReport | None = None
+    """What the LLM judge did and spent (`--judge`); None when it was not asked for."""
 
     @property
     def verdict(self) -> Verdict:
@@ -336,6 +339,7 @@ def _report_json(report: Report) -> dict[str, Any]:
             "flipped": sum(len(row.flips) for row in report.flipped),
         },
         "failed_tasks": report.failed_tasks,
+        **({} if report.judge is None else {"judge": report.judge.to_json()}),
         "common_failure": None
         if report.common_failure is None
         else {

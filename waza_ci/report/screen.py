@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from waza_ci.report._text import format_score, plural
 from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED, Verdict
+from waza_ci.report.judging import judge_block
 from waza_ci.report.md import Medium, code, link, table, trusted
 from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderResult, Report, TaskResult
 from waza_ci.report.reasons import format_duration
@@ -483,7 +484,8 @@ def first_screen(
     step adds (e.g. a comparison with the base branch), placed right after the failures;
     they must be safe Markdown already."""
     blocks = [verdict_line(report), *another_eval_blocks(report, medium)]
-    blocks += [*kinds_line(report, medium), *banner(report, medium)]
+    blocks += [*kinds_line(report, medium), *judge_block(report, medium)]
+    blocks += banner(report, medium)
     blocks += not_evaluated_table(report, medium, max_rows=max_rows)
     if report.common_failure is not None:
         blocks += collapsed_failures(report, medium, max_rows=max_rows)

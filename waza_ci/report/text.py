@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.decision import Verdict
+from waza_ci.report.judging import judge_parts
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.screen import (
     another_eval_parts,
@@ -114,6 +115,7 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     lines += _not_evaluated(report, colour)
     if kinds := kinds_parts(report, lambda kind: _safe(kind, NAME_MAX_CHARS)):
         lines.append("  verdicts " + " · ".join(kinds))
+    lines += [f"  {part}" for part in judge_parts(report, lambda text: _safe(text, 400))]
     common = report.common_failure
     if common is not None:
         lines.append(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 SECRETS_FD_VARIABLE = "WAZA_CI_SECRETS_FD"
 _RUNNER_CREDENTIALS = frozenset(
@@ -124,11 +124,11 @@ _SECRET_VARIABLES = frozenset(
 )
 
 
-def grader_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment graders inherit: the caller's, less inputs, runner credentials and
-    the runner's command files."""
+def grader_environment(env: Mapping[str, str], also: Collection[str] = ()) -> dict[str, str]:
+    """The environment graders inherit: the caller's, less inputs, runner credentials, the
+    runner's command files, and `also` (the variables that hold the LLM judge's credential)."""
     return {
         name: value
         for name, value in env.items()
-        if not name.startswith("INPUT_") and name not in _SECRET_VARIABLES
+        if not name.startswith("INPUT_") and name not in _SECRET_VARIABLES and name not in also
     }

@@ -121,6 +121,8 @@ class EvalSpec:
     warnings: tuple[LoadWarning, ...] = field(default=())
     program_timeout_source: str = "waza's default"
     """Where `program_timeout_s` came from, for a timeout's explanation in the report."""
+    judge_model: str = ""
+    """`config.judge_model`: the model of `prompt` graders that name none."""
 
     @property
     def eval_identity(self) -> EvalIdentity:
@@ -186,6 +188,9 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
         program_timeout_s=timeout,
         warnings=tuple(warnings + config_warnings),
         program_timeout_source=source,
+        judge_model=scalar_text(
+            eval_path, child(child(root, "config"), "judge_model"), "judge_model"
+        ),
     )
 
 

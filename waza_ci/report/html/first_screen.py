@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.report._text import one_line, plural, shorten
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.judging import judge_parts
 from waza_ci.report.model import GraderResult, Report, Source, TaskResult
 from waza_ci.report.screen import (
     NAME_MAX_CHARS,
@@ -249,6 +250,7 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
         f'<p class="verdict"><b>{esc(does)}</b>: {esc(why)}</p>'
         f'<p class="counts">{esc(verdict_label(report)[1])} · {counts}</p>'
         + (f'<p class="kinds">Verdicts {kinds}</p>' if kinds else "")
+        + "".join(f'<p class="kinds">{part}</p>' for part in judge_parts(report, esc))
         + "</section>",
         *_shard(evaluation),
         *_another_eval(report),

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The GitHub Copilot CLI for the judge's tests (tests/judge/): the npm platform package
+# @github/copilot-linux-x64 (or -linux-arm64), pinned below, fetched with npm at CI time and never
+# committed. Its binary and licence are unpacked into .ci/.npm/copilot-cli/ (git-ignored); the
+# tarball's sha512 must be the one pinned here. The Python SDK (the `judge` extra) drives it.
+#
+# Usage: bash .ci/copilot-cli.sh   (does nothing when that version is there; prints the binary)
+# The tests look there, or at the binary COPILOT_CLI_PATH names (.ci/unprivileged.sh sets it).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+version=1.0.102
+case "$(uname -m)" in
+  x86_64 | amd64)
+    package=@github/copilot-linux-x64
+    integrity=sha512-eGHPbsP0p2QgfVZCjtbGBFZPBOJQ0DN7xIbBRAo7oG8b1zfLirQIdfI4h8Iy68Dv2cKJGJZg2/EO7W7KpIMJOw==
+    ;;
+  aarch64 | arm64)
+    package=@github/copilot-linux-arm64
+    integrity=sha512-5rO0B2/AduCekrE+aUzipySKZxZY2b/tVRZ8Suy8ymPFNC0Q7HQiQ8DZhxj+3RhHR8rU2Z8KOJVAbtMlROX6+A==
+    ;;
+  *)
+    echo "no Copilot CLI package for $(uname -m)" >&2
+    exit 1
+    ;;
+esac
+dest=.ci/.npm/copilot-cli
+
+if [ -x "$dest/copilot" ] && [ -f "$dest/version" ] && [ "$(cat "$dest/version")" = "$package@$version" ]; then
+  echo "$PWD/$dest/copilot"
+  exit 0
+fi
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  echo "npm and node are needed to fetch $package@$version (the Copilot CLI)" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# `npm pack` downloads the published tarball through npm's client and cache, without installing.
+npm pack --silent --pack-destination "$work" "$package@$version" >/dev/null
+tarball=$(find "$work" -maxdepth 1 -name '*.tgz' -print -quit)
+actual=$(node -e '
+  const data = require("fs").readFileSync(process.argv[1]);
+  process.stdout.write("sha512-" + require("crypto").createHash("sha512").update(data).digest("base64"));
+' "$tarball")
+if [ "$actual" != "$integrity" ]; then
+  echo "$package@$version: the tarball's $actual is not the pinned $integrity" >&2
+  exit 1
+fi
+tar -xzf "$tarball" -C "$work" package/copilot package/LICENSE.md
+rm -rf "$dest"
+mkdir -p "$dest"
+mv "$work/package/copilot" "$work/package/LICENSE.md" "$dest/"
+chmod a+rx "$dest/copilot"
+echo "$package@$version" >"$dest/version"
+echo "$PWD/$dest/copilot"
