@@ -53,9 +53,12 @@ class Source:
     line: int
     url: str | None = None
     shown: str = ""
+    ref: str = ""
+    """A `ref:` grader's module reference (the line is its entry), shown beside the line."""
 
     def __str__(self) -> str:
-        return f"{self.path or self.shown}:{self.line}"
+        line = f"{self.path or self.shown}:{self.line}"
+        return f"{line} (ref {self.ref})" if self.ref else line
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,17 @@ class AnotherEvalFile:
 
 
 @dataclass(frozen=True)
+class ModuleUse:
+    """A grader module that `ref:` graders came from, as waza.lock pinned it, and the graders
+    that used it (name, YAML line): the provenance of what graded."""
+
+    ref: str
+    commit: str
+    digest: str
+    graders: tuple[tuple[str, Source], ...]
+
+
+@dataclass(frozen=True)
 class Report:
     eval_name: str
     eval_path: str
@@ -253,6 +267,8 @@ class Report:
     accepted_without_runs: tuple[NotEvaluated, ...] = ()
     """Tasks with no saved run that `--allow-tasks-without-runs` accepted: listed, not failed."""
     another_eval: tuple[AnotherEvalFile, ...] = ()
+    modules: tuple[ModuleUse, ...] = ()
+    """The grader modules of `ref:` graders, by ref."""
 
     @property
     def verdict(self) -> Verdict:
@@ -281,7 +297,8 @@ def report_json_text(report: Report) -> str:
 
 
 def _source_json(source: Source) -> dict[str, Any]:
-    return {"path": source.path, "line": source.line, "url": source.url}
+    where = {"path": source.path, "line": source.line, "url": source.url}
+    return {**where, "ref": source.ref} if source.ref else where
 
 
 def _grader_json(row: GraderResult) -> dict[str, Any]:
@@ -407,6 +424,15 @@ def _report_json(report: Report) -> dict[str, Any]:
         "dropped": [
             {"task": d.task_key, "grader": d.grader, "runs": d.runs, "saved_failed": d.saved_failed}
             for d in report.dropped
+        ],
+        "modules": [
+            {
+                "ref": m.ref,
+                "commit": m.commit,
+                "digest": m.digest,
+                "graders": [{"grader": name, "source": _source_json(s)} for name, s in m.graders],
+            }
+            for m in report.modules
         ],
     }
     return data

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.decision import Verdict
 from waza_ci.report.model import GraderResult, Report
+from waza_ci.report.modules import modules_text
 from waza_ci.report.screen import (
     another_eval_parts,
     dropped_words,
@@ -114,6 +115,8 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     lines += _not_evaluated(report, colour)
     if kinds := kinds_parts(report, lambda kind: _safe(kind, NAME_MAX_CHARS)):
         lines.append("  verdicts " + " · ".join(kinds))
+    if modules := modules_text(report, lambda text: _safe(text, REASON_MAX_CHARS)):
+        lines.append("  " + modules[0].lower() + modules[1:])
     common = report.common_failure
     if common is not None:
         lines.append(

@@ -21,13 +21,15 @@ from waza_ci.errors import InputError, Location
 from waza_ci.waza.eval_header import eval_shape
 from waza_ci.waza.goyaml import child, is_null
 from waza_ci.waza.identity import EvalIdentity
+from waza_ci.waza.modules.ref import ModulePin
+from waza_ci.waza.modules.resolve import ModuleResolver
 from waza_ci.waza.project_config import (
     DEFAULT_PROGRAM_TIMEOUT_S,
     LoadWarning,
     find_program_timeout,
     find_project_config,
 )
-from waza_ci.waza.spec_schema import TASK_FILE
+from waza_ci.waza.spec_schema import EVAL_GRADER, TASK_FILE, TASK_GRADER
 from waza_ci.waza.yaml_doc import at, construct, load_yaml, scalar_text, valid_text
 
 __all__ = [
@@ -76,6 +78,8 @@ class GraderSpec:
     strictly, as waza's grader factory does (graders/params.py)."""
     synthetic: bool = False
     """A check waza makes from the task's `expected:` block, not an entry of `graders:`."""
+    module: ModulePin | None = None
+    """A `ref:` entry's module, as waza.lock pinned it (the entry is its merged preset)."""
 
     @property
     def label(self) -> str:
@@ -123,6 +127,12 @@ class EvalSpec:
     """Where `program_timeout_s` came from, for a timeout's explanation in the report."""
 
     @property
+    def modules(self) -> tuple[ModulePin, ...]:
+        """What every `ref:` grader resolved to, once each, by ref."""
+        pins = {g.module for task in self.tasks for g in task.graders if g.module is not None}
+        return tuple(sorted(pins, key=lambda pin: pin.ref))
+
+    @property
     def eval_identity(self) -> EvalIdentity:
         """The eval as its results files name it (`eval_name`, `skill`)."""
         return EvalIdentity(self.name, self.skill)
@@ -140,8 +150,11 @@ class EvalSpec:
         return self.program_timeout_source
 
 
-def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
-    """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
+def load_eval(
+    eval_path: Path, *, working_directory: Path, modules: ModuleResolver | None = None
+) -> EvalSpec:
+    """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks;
+    `ref:` graders are resolved by `modules` (waza.lock and the module cache)."""
     try:
         root = load_yaml(eval_path, what="eval spec", shape=eval_shape)
     except InputError:
@@ -152,12 +165,12 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
                 Location(str(eval_path)),
             ) from None
         raise
-    global_graders = _load_graders(eval_path, root, task_level=False)
+    global_graders = _load_graders(eval_path, root, task_level=False, modules=modules)
     warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
     seen: dict[str, Location] = {}
     for task_path in _task_files(eval_path, root, warnings):
-        task = _load_task(task_path, global_graders)
+        task = _load_task(task_path, global_graders, modules)
         if task is None:
             continue
         if task.id in seen:
@@ -220,7 +233,9 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -
                 yield match
 
 
-def _load_task(task_path: Path, global_graders: tuple[GraderSpec, ...]) -> TaskSpec | None:
+def _load_task(
+    task_path: Path, global_graders: tuple[GraderSpec, ...], modules: ModuleResolver | None
+) -> TaskSpec | None:
     root = load_yaml(task_path, what="task file", shape=TASK_FILE)
     if not _enabled(task_path, child(root, "enabled")):
         return None
@@ -231,7 +246,7 @@ def _load_task(task_path: Path, global_graders: tuple[GraderSpec, ...]) -> TaskS
     merged: dict[str, GraderSpec] = {}
     graders = (
         *global_graders,
-        *_load_graders(task_path, root, task_level=True),
+        *_load_graders(task_path, root, task_level=True, modules=modules),
         *_expected_checks(task_path, child(root, "expected")),
     )
     for grader in graders:
@@ -276,19 +291,32 @@ def _enabled(path: Path, node: yaml.Node | None) -> bool:
     return value
 
 
-def _load_graders(path: Path, root: yaml.Node, *, task_level: bool) -> tuple[GraderSpec, ...]:
+def _load_graders(
+    path: Path, root: yaml.Node, *, task_level: bool, modules: ModuleResolver | None
+) -> tuple[GraderSpec, ...]:
     entries = child(root, "graders")
     if entries is None or is_null(entries):
         return ()
     if not isinstance(entries, yaml.SequenceNode):
         raise InputError("`graders` must be a list", at(path, entries))
-    return tuple(_load_grader(path, entry, task_level=task_level) for entry in entries.value)
+    return tuple(
+        _load_grader(path, entry, task_level=task_level, modules=modules) for entry in entries.value
+    )
 
 
-def _load_grader(path: Path, node: yaml.Node, *, task_level: bool) -> GraderSpec:
+def _load_grader(
+    path: Path, node: yaml.Node, *, task_level: bool, modules: ModuleResolver | None
+) -> GraderSpec:
     location = at(path, node)
     if not isinstance(node, yaml.MappingNode):
         raise InputError("a grader entry must be a mapping", location)
+    module = None
+    ref = scalar_text(path, child(node, "ref"), "ref")
+    if ref:  # waza: the entry is its remote preset, with the entry's own fields on top
+        if modules is None:
+            raise InputError(f"grader `ref: {ref}` needs waza.lock and a module cache", location)
+        shape = TASK_GRADER if task_level else EVAL_GRADER
+        node, module = modules.expand(path, node, ref, shape)
     name = scalar_text(path, child(node, "name"), "name")  # optional, as in waza
     kind = scalar_text(path, child(node, "type"), "type")
     if task_level and not kind:
@@ -303,6 +331,7 @@ def _load_grader(path: Path, node: yaml.Node, *, task_level: bool) -> GraderSpec
         location=location,
         program=program,
         config=None if config is None or is_null(config) else config,
+        module=module,
     )
 
 
