@@ -73,6 +73,13 @@ class ModuleSettings:
     """All fetching of modules, retries included, ends by then (`api-timeout`)."""
 
 
+def default_module_cache(env: Mapping[str, str]) -> Path:
+    """Where waza keeps its module cache: $WAZA_MODULE_CACHE, else ~/.waza/cache."""
+    if env.get("WAZA_MODULE_CACHE"):
+        return Path(env["WAZA_MODULE_CACHE"])
+    return Path(env.get("HOME") or Path.home(), ".waza", "cache")
+
+
 @dataclass(frozen=True)
 class GradeRequest:
     """Everything one grading needs; relative paths are relative to the caller's directory."""

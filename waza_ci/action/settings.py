@@ -51,6 +51,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "shard-weights": "",
     "api-timeout": "60",
     "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
+    "module-cache": "",
     "baseline": "",
     "allow-missing-baseline": "false",
     "allow-tasks-without-runs": "false",
@@ -103,6 +104,8 @@ class ActionSettings:
     shard_weights: tuple[Path, ...] = ()
     html_report: Path | None = None
     """Where to write the self-contained HTML report; None writes none."""
+    module_cache: Path | None = None
+    """waza's module cache for `ref:` graders; None: $WAZA_MODULE_CACHE, else ~/.waza/cache."""
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -156,6 +159,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         shard=_shard(get("shard")),
         shard_weights=weights,
         html_report=Path(get("html-report")) if get("html-report") else None,
+        module_cache=Path(get("module-cache")) if get("module-cache") else None,
     )
 
 

@@ -10,7 +10,6 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import waza_ci.cli.gate as gate_cli
@@ -20,6 +19,8 @@ from waza_ci.files import MIB  # constants only: cheap
 from waza_ci.report._text import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from waza_ci.engine import Evaluation, EvaluationRequest, ModuleSettings
     from waza_ci.grading.run import Progress
     from waza_ci.report.model import SourceLinks
@@ -121,12 +122,10 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
 def _module_settings(given: Path | None, env: Mapping[str, str]) -> ModuleSettings:
     """`ref:` graders: the cache as waza finds it, GitHub as the runner names it, and the token
     waza itself would use (GH_TOKEN, else GITHUB_TOKEN)."""
-    from waza_ci.engine import ModuleSettings  # noqa: PLC0415 - see the imports above
+    from waza_ci.engine import ModuleSettings, default_module_cache  # noqa: PLC0415
 
-    home = env.get("HOME") or str(Path.home())
-    cache = given or Path(env.get("WAZA_MODULE_CACHE") or Path(home, ".waza", "cache"))
     return ModuleSettings(
-        cache_root=cache,
+        cache_root=given or default_module_cache(env),
         api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
         token=env.get("GH_TOKEN") or env.get("GITHUB_TOKEN") or None,
     )

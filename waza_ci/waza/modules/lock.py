@@ -93,6 +93,14 @@ def load_lockfile(path: Path) -> Lockfile | None:
             at(path, version_node) if version_node is not None else Location(str(path)),
         )
     modules = child(root, "modules")
+    other_form = child(root, "graders")
+    if modules is None and other_form is not None:
+        raise InputError(
+            "this waza.lock lists `graders:` (the lock form that digests a whole module folder), "
+            "which waza-ci does not read; it reads the `modules:` form, where each ref's digest "
+            "is its preset file's sha256",
+            at(path, other_form),
+        )
     entries = modules.value if isinstance(modules, yaml.SequenceNode) else []
     return Lockfile(path, tuple(_entry(path, node) for node in entries))
 
