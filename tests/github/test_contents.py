@@ -74,6 +74,7 @@ def test_a_file_missing_at_the_commit_is_a_404() -> None:
     assert caught.value.status == 404 and "no such file at that commit" in caught.value.message
 
 
+@pytest.mark.slow  # one backoff second
 def test_a_server_error_is_retried_then_reported() -> None:
     with FakeGitHub() as fake:
         fake.add_file("acme/mods", SHA, "g.yaml", PRESET)
@@ -82,6 +83,7 @@ def test_a_server_error_is_retried_then_reported() -> None:
             assert files.file_at("acme", "mods", SHA, "g.yaml") == PRESET
 
 
+@pytest.mark.slow  # retried until the deadline
 def test_no_server_is_a_failure_naming_the_url_within_the_deadline() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
