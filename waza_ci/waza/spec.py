@@ -10,7 +10,6 @@ later replaces the earlier, as in waza's map of verdicts.
 from __future__ import annotations
 
 import glob
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from waza_ci.waza.goyaml import child, is_null
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.modules.ref import ModulePin
 from waza_ci.waza.modules.resolve import ModuleResolver
+from waza_ci.waza.program_config import ProgramConfig, describe, load_program_config
 from waza_ci.waza.project_config import (
     DEFAULT_PROGRAM_TIMEOUT_S,
     LoadWarning,
@@ -30,7 +30,7 @@ from waza_ci.waza.project_config import (
     find_project_config,
 )
 from waza_ci.waza.spec_schema import EVAL_GRADER, TASK_FILE, TASK_GRADER
-from waza_ci.waza.yaml_doc import at, construct, load_yaml, scalar_text, valid_text
+from waza_ci.waza.yaml_doc import at, construct, load_yaml, scalar_text
 
 __all__ = [
     "DEFAULT_PROGRAM_TIMEOUT_S",
@@ -50,17 +50,6 @@ PROGRAM_KIND = "program"
 EXPECTED_KIND = "expected"
 """The kind of the checks waza synthesises from a task's `expected.output_*` lists."""
 EXPECTED_OUTPUT_KEYS = ("output_contains", "output_not_contains", "output_contains_any")
-PROGRAM_CONFIG_KEYS = ("command", "args", "timeout")
-
-
-@dataclass(frozen=True)
-class ProgramConfig:
-    """A program grader's `config`: what to execute and for how long at most."""
-
-    command: str
-    args: tuple[str, ...] | None
-    timeout_s: int | None
-    """`config.timeout` when set and positive; otherwise the project default applies."""
 
 
 @dataclass(frozen=True)
@@ -322,7 +311,7 @@ def _load_grader(
     if task_level and not kind:
         # waza fails grading for it ("no kind associated with grader"): refused up front.
         raise InputError(f"grader {describe(name)} needs a `type`", location)
-    program = _load_program_config(path, node, name) if kind == PROGRAM_KIND else None
+    program = load_program_config(path, node, name) if kind == PROGRAM_KIND else None
     config = child(node, "config")
     return GraderSpec(
         name=name,
@@ -342,70 +331,6 @@ def _weight(path: Path, node: yaml.Node | None, name: str) -> float:
     if isinstance(weight, bool) or not isinstance(weight, int | float):
         raise InputError(f"grader {describe(name)}: `weight` must be a number", at(path, node))
     return float(weight)
-
-
-def _load_program_config(path: Path, grader: yaml.MappingNode, name: str) -> ProgramConfig:
-    config_node = child(grader, "config")
-    if config_node is None or is_null(config_node):
-        raise InputError(f"program grader {describe(name)} must have a 'command'", at(path, grader))
-    if not isinstance(config_node, yaml.MappingNode):
-        raise InputError(
-            f"program grader {describe(name)}: `config` must be a mapping", at(path, config_node)
-        )
-    for key_node, _value in config_node.value:
-        if key_node.value not in PROGRAM_CONFIG_KEYS:
-            raise InputError(
-                f"program grader {describe(name)}: unknown config key {key_node.value!r} "
-                f"(allowed: {', '.join(PROGRAM_CONFIG_KEYS)})",
-                at(path, key_node),
-            )
-    command_node = child(config_node, "command")
-    command = scalar_text(path, command_node, "command")
-    if not command.strip():
-        where = command_node or grader
-        raise InputError(f"program grader {describe(name)} must have a 'command'", at(path, where))
-    return ProgramConfig(
-        command=command,
-        args=_program_args(path, child(config_node, "args"), name),
-        timeout_s=_program_timeout(path, child(config_node, "timeout"), name),
-    )
-
-
-def _program_args(path: Path, node: yaml.Node | None, name: str) -> tuple[str, ...] | None:
-    if node is None or is_null(node):
-        return None
-    problem = InputError(
-        f"program grader {describe(name)}: `args` must be a list of strings", at(path, node)
-    )
-    if not isinstance(node, yaml.SequenceNode):
-        raise problem
-    args: list[str] = []
-    for item in node.value:
-        if not isinstance(item, yaml.ScalarNode):
-            raise problem
-        # As yaml.v3 decodes into []string: a scalar's own text (`3` -> "3"), null -> "".
-        args.append("" if is_null(item) else valid_text(item.value))
-    return tuple(args)
-
-
-def _program_timeout(path: Path, node: yaml.Node | None, name: str) -> int | None:
-    if node is None or is_null(node):
-        return None
-    timeout = construct(path, node)
-    # yaml.v3 decodes a finite float into an int field by truncating it (1.9 -> 1).
-    usable = isinstance(timeout, int | float) and not isinstance(timeout, bool)
-    if not usable or not math.isfinite(timeout) or abs(timeout) >= 2**63:
-        raise InputError(
-            f"program grader {describe(name)}: `timeout` must be a whole number of seconds",
-            at(path, node),
-        )
-    seconds = int(timeout)
-    return seconds if seconds > 0 else None
-
-
-def describe(name: str) -> str:
-    """A grader's name for a message: quoted, or "(no name)" for waza's unnamed grader."""
-    return repr(name) if name else "(no name)"
 
 
 def is_results_file(path: Path) -> bool:
