@@ -65,11 +65,7 @@ def test_the_summary_names_the_module_as_code_and_injects_nothing() -> None:
     markdown = render_markdown(report(with_module(factories.passing_summary())))
     assert "Graders by reference:" in markdown
     page = cmarkgfm.github_flavored_markdown_to_html(markdown)
-    assert (
-        ("<img" not in page
-        and "onerror=alert(1)>" not in page.replace("&gt;", ">"))
-        or ("&lt;img" in page)
-    )
+    assert "<img" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
