@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import socket
+from pathlib import Path
 
 import pytest
 import requests
@@ -27,6 +28,20 @@ def test_a_public_file_is_read_at_the_commit_without_a_token() -> None:
     assert request.path == "/repos/acme/mods/contents/graders/mentions.yaml"
     assert request.query == {"ref": [SHA]}
     assert "authorization" not in request.headers
+
+
+def test_without_a_token_no_netrc_credentials_are_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password hunter2\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    with FakeGitHub() as fake:
+        fake.add_file("acme/mods", SHA, "g.yaml", PRESET)
+        with RepositoryFiles(fake.url, None) as files:
+            assert files.file_at("acme", "mods", SHA, "g.yaml") == PRESET
+        assert "authorization" not in fake.requests[0].headers
 
 
 def test_a_private_file_is_read_with_a_token_that_can_read_it() -> None:
