@@ -18,11 +18,14 @@ def run_action(
     inputs: Mapping[str, str],
     *,
     event: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """`env`: more of the runner's variables (GITHUB_API_URL, …)."""
     event_path = tmp_path / "event.json"
     event_path.write_text(event if event is not None else json.dumps({"after": "a" * 40}))
     output_path = tmp_path / "github_output"
     output_path.write_text("")
+    runner = dict(env or {})
     env = {
         "PATH": FAST_PATH,
         "HOME": str(tmp_path),
@@ -35,6 +38,7 @@ def run_action(
         "GITHUB_EVENT_PATH": str(event_path),
         "GITHUB_WORKSPACE": str(workspace),
         "GITHUB_OUTPUT": str(output_path),
+        **runner,
     }
     settings = {"check-run": "false", "job-summary": "false", "jobs": "2", **inputs}
     env.update({f"INPUT_{name.upper()}": value for name, value in settings.items()})

@@ -37,8 +37,11 @@ endpoints (never recorded, always at the root, whatever the prefix):
 
 By default it implements check runs (create 201, get, update 200 with annotations appended, list
 annotations, "list check runs for a Git reference"), issue comments (list with pages, create,
-update, delete) and `GET /user` (the token's user; 403 "Resource not accessible by integration"
-for a bot's token, as GitHub answers the Actions token). Faults are consumed in order; the first
+update, delete), `GET /user` (the token's user; 403 "Resource not accessible by integration"
+for a bot's token, as GitHub answers the Actions token) and repository contents at a commit
+(`GET /repos/{owner}/{repo}/contents/{path}?ref=SHA`, the files a test adds with
+`fake.add_file(...)`; a private repository answers 404 to a request without its token, as
+GitHub does). Faults are consumed in order; the first
 whose method and path pattern (fnmatch, over the full path) match a request answers it. A request
 the description refuses is answered before any fault is consulted.
 """
@@ -46,9 +49,11 @@ the description refuses is answered before any fault is consulted.
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import copy
 import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -65,7 +70,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import FrameType
 from typing import Any, Literal, cast
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 if __name__ == "__main__" and not __package__:  # run as a script: import `tests.` as a package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -649,6 +654,56 @@ def _comment_body_problem(body: Any) -> str | None:
     return None
 
 
+@dataclass
+class _Repository:
+    files: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    """(commit, path) -> content."""
+    token: str | None = None
+    """A private repository: only `Bearer <token>` reads it (None: public)."""
+
+
+class _Contents:
+    """Files of repositories at commits, as the contents API serves them."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.repositories: dict[tuple[str, str], _Repository] = {}
+
+    def route(
+        self, args: Mapping[str, str], request: RecordedRequest, api_url: str
+    ) -> tuple[int, JsonObject]:
+        owner, repo, path = args["owner"], args["repo"], unquote(args["path"])
+        stored = self.repositories.get((owner, repo))
+        readable = stored is not None and (
+            stored.token is None or request.headers.get("authorization") == f"Bearer {stored.token}"
+        )
+        commit = (request.query.get("ref") or [""])[-1]
+        content = stored.files.get((commit, path)) if stored is not None and readable else None
+        if content is None:
+            return _error(404, "Not Found")
+        name = path.rsplit("/", 1)[-1]
+        url = f"{api_url}/repos/{owner}/{repo}/contents/{path}?ref={commit}"
+        blob = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+        html = f"{self.server_url}/{owner}/{repo}/blob/{commit}/{path}"
+        git = f"{api_url}/repos/{owner}/{repo}/git/blobs/{blob}"
+        encoded = base64.b64encode(content).decode("ascii")
+        return 200, {
+            "type": "file",
+            "encoding": "base64",
+            "size": len(content),
+            "name": name,
+            "path": path,
+            # GitHub breaks the base64 text into lines of 60 characters.
+            "content": "\n".join(encoded[i : i + 60] for i in range(0, len(encoded), 60)) + "\n",
+            "sha": blob,
+            "url": url,
+            "git_url": git,
+            "html_url": html,
+            "download_url": f"https://raw.example/{owner}/{repo}/{commit}/{path}",
+            "_links": {"self": url, "git": git, "html": html},
+        }
+
+
 COMMENT_MAX_CHARS = 65_536
 COMMENT_BOT = "github-actions[bot]"
 
@@ -664,6 +719,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     ("GET", re.compile(_REPO + r"/check-runs/(?P<id>\d+)/annotations"), "annotations"),
     ("GET", re.compile(_REPO + r"/commits/(?P<ref>[^/]+)/check-runs"), "list"),
     ("GET", re.compile(r"/user"), "user"),
+    ("GET", re.compile(_REPO + r"/contents/(?P<path>.+)"), "contents"),
 ]
 
 
@@ -693,6 +749,7 @@ class FakeGitHub:
         self._lock = threading.Lock()
         self._state = _State(server_url)
         self._comments = _Comments(server_url, login)
+        self._contents = _Contents(server_url)
         self._requests: list[RecordedRequest] = []
         self._invalid: list[InvalidRequest] = []
         self._faults: list[Fault] = []
@@ -814,6 +871,24 @@ class FakeGitHub:
         with self._lock:
             return int(self._comments.add(owner, repo, issue, body, login)["id"])
 
+    def add_file(
+        self,
+        repository: str,
+        commit: str,
+        path: str,
+        content: bytes,
+        *,
+        private_token: str | None = None,
+    ) -> None:
+        """A file of `owner/name` at `commit`, for the contents API; with `private_token` the
+        repository is private and only that token reads it (others get GitHub's 404)."""
+        owner, _, repo = repository.partition("/")
+        with self._lock:
+            stored = self._contents.repositories.setdefault((owner, repo), _Repository())
+            stored.files[(commit, path)] = content
+            if private_token is not None:
+                stored.token = private_token
+
     def reset(self) -> None:
         with self._lock:
             self._requests.clear()
@@ -882,7 +957,9 @@ class FakeGitHub:
         verdict = self._verdict(request)
         return None if verdict is None else verdict.operation_id
 
-    def _dispatch(self, request: RecordedRequest) -> tuple[int, JsonObject | list[Any]]:
+    def _dispatch(  # noqa: PLR0911 - one answer per route family
+        self, request: RecordedRequest
+    ) -> tuple[int, JsonObject | list[Any]]:
         if (
             self.token is not None
             and request.headers.get("authorization") != f"Bearer {self.token}"
@@ -901,6 +978,8 @@ class FakeGitHub:
                         )
                     if name == "user":
                         return self._user()
+                    if name == "contents":
+                        return self._contents.route(match.groupdict(), request, self.url)
                     return self._route(name, match.groupdict(), request)
         return _error(404, "Not Found")
 

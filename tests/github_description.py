@@ -58,6 +58,7 @@ RESPONSE_OPERATIONS = {
     "issues/create-comment": "201",
     "issues/update-comment": "200",
     "users/get-authenticated": "200",
+    "repos/get-content": "200",
 }
 _METHODS = ("get", "put", "post", "patch", "delete", "head", "options")
 # Schema keywords that only annotate: dropped from the extract (they validate nothing).

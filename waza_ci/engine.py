@@ -48,17 +48,39 @@ from waza_ci.shard.plan import (
 )
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.kinds import WORKSPACE_KINDS
+from waza_ci.waza.modules.ref import ModuleRef
+from waza_ci.waza.modules.resolve import FetchError, ModuleResolver
 from waza_ci.waza.results import ResultsFile, load_results_files, write_results
 from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
 
 if TYPE_CHECKING:
     from waza_ci.github.commands import WorkflowCommands
+    from waza_ci.github.contents import RepositoryFiles
     from waza_ci.github.environment import RunnerEnv
     from waza_ci.publish.options import PublishOptions
     from waza_ci.publish.step import StepResult
 
 __all__ = ["Evaluation", "RegradedFile", "load_results_files"]  # the engine's vocabulary
+
+
+@dataclass(frozen=True)
+class ModuleSettings:
+    """Where `ref:` graders come from: waza's module cache, then GitHub at the locked commit."""
+
+    cache_root: Path
+    api_url: str = "https://api.github.com"
+    token: str | None = field(default=None, repr=False)
+    """None or "": public modules only."""
+    deadline_s: float = 60.0
+    """All fetching of modules, retries included, ends by then (`api-timeout`)."""
+
+
+def default_module_cache(env: Mapping[str, str]) -> Path:
+    """Where waza keeps its module cache: $WAZA_MODULE_CACHE, else ~/.waza/cache."""
+    if env.get("WAZA_MODULE_CACHE"):
+        return Path(env["WAZA_MODULE_CACHE"])
+    return Path(env.get("HOME") or Path.home(), ".waza", "cache")
 
 
 @dataclass(frozen=True)
@@ -86,6 +108,8 @@ class GradeRequest:
     """Refuse a results file larger than this (`--max-results-mib`)."""
     judge: JudgeSetup | None = None
     """Re-judge `prompt` graders (`--judge`); None keeps their saved verdicts."""
+    modules: ModuleSettings | None = None
+    """None: a `ref:` grader is refused (a library caller that gave no module cache)."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +144,7 @@ def prepare_grading(
     if request.workspace is not None:
         _existing_dir(Path(request.workspace), "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
-    spec = load_eval(request.eval_path, working_directory=working_directory)
+    spec = _load_spec(request, working_directory)
     results_files = tuple(load_results_files(request.results, request.max_results_bytes))
     plan = plan_grading(spec, results_files, request.task, renamed_from)
     given = request.workspace if request.workspace is not None else _default_workspace(plan)
@@ -138,6 +162,51 @@ def prepare_grading(
         progress=request.progress,
     )
     return PreparedGrading(spec, results_files, plan, setup, shard, request.judge)
+
+
+def _load_spec(request: GradeRequest, working_directory: Path) -> EvalSpec:
+    """The spec, its `ref:` graders resolved through waza.lock (a fetch only when the module
+    cache lacks a file; the GitHub session is opened then, and closed here)."""
+    settings = request.modules
+    if settings is None:
+        return load_eval(request.eval_path, working_directory=working_directory)
+    fetcher = _ModuleFetcher(settings)
+    modules = ModuleResolver(request.eval_path, settings.cache_root, fetcher)
+    try:
+        spec = load_eval(request.eval_path, working_directory=working_directory, modules=modules)
+    finally:
+        fetcher.close()
+    notes = tuple(LoadWarning(note, None) for note in modules.notes)
+    return replace(spec, warnings=(*spec.warnings, *notes)) if notes else spec
+
+
+class _ModuleFetcher:
+    """A module's file from GitHub's contents API; the client is made at the first fetch."""
+
+    def __init__(self, settings: ModuleSettings) -> None:
+        self._settings = settings
+        self._files: RepositoryFiles | None = None
+
+    def __call__(self, ref: ModuleRef, commit: str, path: str) -> bytes:
+        # GitHub's client (requests) is loaded only when the module cache lacks a file.
+        from waza_ci.github.contents import FileUnavailable, RepositoryFiles  # noqa: PLC0415
+        from waza_ci.github.http import GitHubSetupError  # noqa: PLC0415
+
+        settings = self._settings
+        try:
+            if self._files is None:
+                self._files = RepositoryFiles(
+                    settings.api_url, settings.token, deadline_s=settings.deadline_s
+                )
+            return self._files.file_at(ref.owner, ref.repo, commit, path)
+        except FileUnavailable as err:
+            raise FetchError(err.message, err.url) from None
+        except GitHubSetupError as err:
+            raise FetchError(str(err), settings.api_url) from None
+
+    def close(self) -> None:
+        if self._files is not None:
+            self._files.close()
 
 
 def _default_workspace(plan: GradingPlan) -> str:

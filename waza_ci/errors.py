@@ -82,6 +82,14 @@ class InputError(WazaCiError):
     exit_code = EXIT_INPUT_ERROR
 
 
+class SetupError(WazaCiError):
+    """What grading needs cannot be had (a grader module that cannot be fetched): nothing was
+    graded and nothing written, and the step's setup is to fix (exit 3, as graders that
+    could not run)."""
+
+    exit_code = EXIT_GRADER_ERROR
+
+
 class OutputError(WazaCiError):
     """A requested output file could not be written (exit 2: nothing half-written is left)."""
 

@@ -92,6 +92,7 @@ def test_grader_environment_drops_inputs_and_runner_tokens() -> None:
         "INPUT_GITHUB-TOKEN": "t",
         "INPUT_EVAL": "e",
         "GITHUB_TOKEN": "t",
+        "GH_TOKEN": "t",
         "ACTIONS_RUNTIME_TOKEN": "t",
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "t",
         "ACTIONS_ID_TOKEN_REQUEST_URL": "u",

@@ -98,7 +98,13 @@ def _request(
 ) -> EvaluationRequest:
     import tempfile  # noqa: PLC0415 - see the imports above
 
-    from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
+    from waza_ci.engine import (  # noqa: PLC0415
+        EvaluationRequest,
+        GradeRequest,
+        ModuleSettings,
+        OutputRequest,
+        default_module_cache,
+    )
     from waza_ci.judge.options import credential_variables  # noqa: PLC0415
     from waza_ci.report.model import SourceLinks  # noqa: PLC0415
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
@@ -124,6 +130,12 @@ def _request(
             shard_weights=settings.shard_weights,
             max_results_bytes=settings.max_results_bytes,
             judge=_judge_setup(settings, env),
+            modules=ModuleSettings(
+                cache_root=settings.module_cache or default_module_cache(env),
+                api_url=runner.api_url,
+                token=settings.token,
+                deadline_s=settings.api_timeout_s,
+            ),
         )
     )
     return EvaluationRequest(

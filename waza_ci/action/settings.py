@@ -52,6 +52,7 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "shard-weights": "",
     "api-timeout": "60",
     "max-results-mib": str(MAX_RESULTS_BYTES // MIB),
+    "module-cache": "",
     "baseline": "",
     "allow-missing-baseline": "false",
     "allow-tasks-without-runs": "false",
@@ -114,6 +115,8 @@ class ActionSettings:
     """Where to write the self-contained HTML report; None writes none."""
     judge: JudgeOptions = field(default_factory=JudgeOptions)
     """The LLM judge's inputs (`judge`, `judge-model`, …)."""
+    module_cache: Path | None = None
+    """waza's module cache for `ref:` graders; None: $WAZA_MODULE_CACHE, else ~/.waza/cache."""
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -168,6 +171,7 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         shard_weights=weights,
         html_report=Path(get("html-report")) if get("html-report") else None,
         judge=_judge(get, merge),
+        module_cache=Path(get("module-cache")) if get("module-cache") else None,
     )
 
 

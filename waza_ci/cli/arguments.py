@@ -105,6 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="refuse a results file larger than N MiB (default: %(default)s)",
     )
+    grade_cmd.add_argument(
+        "--module-cache",
+        type=Path,
+        metavar="DIR",
+        help="waza's module cache, where `ref:` graders are read at the commit waza.lock pins "
+        "(and fetched from GitHub into when missing); default: $WAZA_MODULE_CACHE, else "
+        "~/.waza/cache, where `waza get` puts them",
+    )
     _add_baseline_arguments(grade_cmd)
     grade_cmd.add_argument("-v", "--verbose", action="store_true", help="more progress detail")
     _add_shard_arguments(grade_cmd)

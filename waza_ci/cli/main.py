@@ -19,7 +19,9 @@ from waza_ci.files import MIB  # constants only: cheap
 from waza_ci.report._text import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
-    from waza_ci.engine import Evaluation, EvaluationRequest
+    from pathlib import Path
+
+    from waza_ci.engine import Evaluation, EvaluationRequest, ModuleSettings
     from waza_ci.grading.run import Progress
     from waza_ci.report.model import SourceLinks
 
@@ -95,6 +97,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
             shard_weights=args.shard_weights,
             max_results_bytes=args.max_results_mib * MIB,
             judge=judge,
+            modules=_module_settings(args.module_cache, os.environ),
         )
     return EvaluationRequest(
         grading=grading,
@@ -119,6 +122,18 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
         ),
         repo_root=os.getcwd(),
         links=_source_links(os.environ),
+    )
+
+
+def _module_settings(given: Path | None, env: Mapping[str, str]) -> ModuleSettings:
+    """`ref:` graders: the cache as waza finds it, GitHub as the runner names it, and the token
+    waza itself would use (GH_TOKEN, else GITHUB_TOKEN)."""
+    from waza_ci.engine import ModuleSettings, default_module_cache  # noqa: PLC0415
+
+    return ModuleSettings(
+        cache_root=given or default_module_cache(env),
+        api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+        token=env.get("GH_TOKEN") or env.get("GITHUB_TOKEN") or None,
     )
 
 

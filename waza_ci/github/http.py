@@ -96,6 +96,13 @@ class _BearerAuth(requests.auth.AuthBase):
         return "_BearerAuth(token=<redacted>)"
 
 
+class _NoAuth(requests.auth.AuthBase):
+    """Anonymous requests (public repositories): no Authorization header, none from ~/.netrc."""
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        return request
+
+
 @dataclass(frozen=True)
 class _Success:
     data: Any
@@ -121,6 +128,7 @@ class GitHubHttp:
         write_interval_s: float = 1.0,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         notify: Callable[[str], None] | None = None,
+        anonymous: bool = False,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
@@ -128,7 +136,9 @@ class GitHubHttp:
         api_url = api_url.rstrip("/")
         if urlsplit(api_url).scheme not in ("http", "https"):
             raise GitHubSetupError(f"the API URL must be http(s): {api_url!r}")
-        if not token or token != token.strip() or any(c in token for c in "\r\n\t "):
+        if anonymous and not token:
+            pass  # reading public repositories: no Authorization header at all
+        elif not token or token != token.strip() or any(c in token for c in "\r\n\t "):
             # Deliberately no detail: the message must not echo the token.
             raise GitHubSetupError("the token is empty or contains whitespace")
         if not deadline_s > 0:
@@ -150,7 +160,8 @@ class GitHubHttp:
         self._monotonic = monotonic
         self._deadline = monotonic() + deadline_s
         self._session = requests.Session()
-        self._session.auth = _BearerAuth(token)
+        # No token (`anonymous`): an auth object that adds nothing, so ~/.netrc is not read.
+        self._session.auth = _BearerAuth(token) if token else _NoAuth()
         self._session.headers.update(
             {
                 "Accept": "application/vnd.github+json",
@@ -191,7 +202,7 @@ class GitHubHttp:
 
     def redact(self, text: str) -> str:
         # Defence in depth: no error text may carry the token, even if a server echoed it.
-        return text.replace(self._token, "<redacted>")
+        return text.replace(self._token, "<redacted>") if self._token else text
 
     def error(
         self, message: str, *, status: int | None = None, github_message: str | None = None

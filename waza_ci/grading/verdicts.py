@@ -129,4 +129,4 @@ def errored_run_grade(run: SavedRun) -> RunGrade:
 
 
 def grader_refs(task: TaskSpec) -> dict[str, GraderRef]:
-    return {g.name: GraderRef(g.name, g.kind, g.location) for g in task.graders}
+    return {g.name: GraderRef(g.name, g.kind, g.location, g.module) for g in task.graders}

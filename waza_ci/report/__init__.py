@@ -4,6 +4,7 @@ formats). Same input, same bytes.
 
 evaluation.py  what an evaluation decided (summary, model, baseline comparison, exit code)
 model.py, build.py  the Report and its JSON; GradeSummary -> Report
+modules.py     the grader modules `ref:` graders came from, as every report names them
 reasons.py     why a verdict did not pass, in one line (telling.py: which line of the output)
 screen.py, details.py, markdown.py, md.py  the Markdown documents GitHub shows
 annotations.py  check-run annotations on the graders' YAML lines

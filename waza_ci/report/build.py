@@ -35,6 +35,7 @@ from waza_ci.report.model import (
     SourceLinks,
     TaskResult,
 )
+from waza_ci.report.modules import module_uses
 from waza_ci.report.reasons import (
     HINT_SAME_FAILURE,
     Reason,
@@ -44,6 +45,7 @@ from waza_ci.report.reasons import (
 from waza_ci.report.sources import Where, repo_relative_path
 from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.scoring import (
+    GraderRef,
     GradeSummary,
     Problem,
     RunGrade,
@@ -122,6 +124,7 @@ def build_report(
             *(AnotherEvalFile("results", found) for found in summary.another_eval),
             *another_eval,
         ),
+        modules=module_uses(summary.tasks, where),
     )
 
 
@@ -213,7 +216,7 @@ def _not_graded(task: TaskGrade, where: Where, task_source: Source) -> tuple[Gra
             task,
             ref.name,
             ref.kind,
-            source=where.source(ref.location),
+            source=where.source(ref.location, _ref(ref)),
             reason=_not_run_reason(ref.kind, ref.name),
             runs=task.runs,
         )
@@ -276,7 +279,7 @@ def _with_unjudged(
     kind = ref.kind if ref is not None else (row.kind if row is not None else "")
     reason = _not_run_reason(kind, name)
     if row is None:
-        source = where.source(ref.location) if ref is not None else task_source
+        source = where.source(ref.location, _ref(ref)) if ref is not None else task_source
         return _unjudged_row(task, name, kind, source=source, reason=reason, runs=runs)
     group = FeedbackGroup(reason, tuple(run.run_number for run in runs))
     return replace(
@@ -318,7 +321,7 @@ def _grader_result(
         regraded=all(v.regraded for _, v in entries),
         duration_ms=sum(durations),
         max_duration_ms=max(durations, default=0),
-        source=where.source(ref.location) if ref is not None else task_source,
+        source=where.source(ref.location, _ref(ref)) if ref is not None else task_source,
         feedback=_groups((run.run_number, _shown_text(v)) for run, v in bad),
         notes=tuple(dict.fromkeys(note for _, v in entries for note in _notes(v))),
         flips=tuple(
@@ -432,3 +435,8 @@ def _slowest(tasks: Sequence[TaskResult]) -> tuple[GraderTime, ...]:
         GraderTime(name, source, count, total, longest, tuple(dict.fromkeys(ran_on[name, source])))
         for (name, source), (count, total, longest) in ranked[:SLOWEST_GRADERS]
     )
+
+
+def _ref(grader: GraderRef) -> str:
+    """A `ref:` grader's module reference, for its source line."""
+    return grader.module.ref if grader.module is not None else ""

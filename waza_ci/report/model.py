@@ -54,9 +54,12 @@ class Source:
     line: int
     url: str | None = None
     shown: str = ""
+    ref: str = ""
+    """A `ref:` grader's module reference (the line is its entry), shown beside the line."""
 
     def __str__(self) -> str:
-        return f"{self.path or self.shown}:{self.line}"
+        line = f"{self.path or self.shown}:{self.line}"
+        return f"{line} (ref {self.ref})" if self.ref else line
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,17 @@ class AnotherEvalFile:
 
 
 @dataclass(frozen=True)
+class ModuleUse:
+    """A grader module that `ref:` graders came from, as waza.lock pinned it, and the graders
+    that used it (name, YAML line): the provenance of what graded."""
+
+    ref: str
+    commit: str
+    digest: str
+    graders: tuple[tuple[str, Source], ...]
+
+
+@dataclass(frozen=True)
 class Report:
     eval_name: str
     eval_path: str
@@ -256,6 +270,8 @@ class Report:
     another_eval: tuple[AnotherEvalFile, ...] = ()
     judge: JudgeReport | None = None
     """What the LLM judge did and spent (`--judge`); None when it was not asked for."""
+    modules: tuple[ModuleUse, ...] = ()
+    """The grader modules of `ref:` graders, by ref."""
 
     @property
     def verdict(self) -> Verdict:
@@ -284,7 +300,8 @@ def report_json_text(report: Report) -> str:
 
 
 def _source_json(source: Source) -> dict[str, Any]:
-    return {"path": source.path, "line": source.line, "url": source.url}
+    where = {"path": source.path, "line": source.line, "url": source.url}
+    return {**where, "ref": source.ref} if source.ref else where
 
 
 def _grader_json(row: GraderResult) -> dict[str, Any]:
@@ -411,6 +428,15 @@ def _report_json(report: Report) -> dict[str, Any]:
         "dropped": [
             {"task": d.task_key, "grader": d.grader, "runs": d.runs, "saved_failed": d.saved_failed}
             for d in report.dropped
+        ],
+        "modules": [
+            {
+                "ref": m.ref,
+                "commit": m.commit,
+                "digest": m.digest,
+                "graders": [{"grader": name, "source": _source_json(s)} for name, s in m.graders],
+            }
+            for m in report.modules
         ],
     }
     return data

@@ -16,6 +16,7 @@ from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED, Verdict
 from waza_ci.report.judging import judge_block
 from waza_ci.report.md import Medium, code, link, table, trusted
 from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderResult, Report, TaskResult
+from waza_ci.report.modules import modules_text
 from waza_ci.report.reasons import format_duration
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.scoring import NotEvaluated, NotEvaluatedWhy, Status
@@ -122,7 +123,9 @@ def kinds_parts(report: Report, quote: Callable[[str], str]) -> list[str]:
 
 def kinds_line(report: Report, medium: Medium) -> list[str]:
     parts = kinds_parts(report, lambda kind: code(kind, medium, in_table=False, max_chars=40))
-    return ["Verdicts " + " · ".join(parts)] if parts else []
+    lines = ["Verdicts " + " · ".join(parts)] if parts else []
+    modules = modules_text(report, lambda text: code(text, medium, in_table=False))
+    return [*lines, modules] if modules else lines
 
 
 def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:

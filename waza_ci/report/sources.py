@@ -46,11 +46,12 @@ class Where:
     repo_root: str
     links: SourceLinks | None
 
-    def source(self, location: Location) -> Source:
+    def source(self, location: Location, ref: str = "") -> Source:
+        """`ref`: a `ref:` grader's module reference, shown beside its line."""
         # GitHub rejects line 0; a location without a line means the top of the file.
         line = location.line if location.line is not None and location.line >= 1 else 1
         path = repo_relative_path(location.file, self.repo_root)
         if not path:  # outside the repository: shown as it is, never linked or annotated
-            return Source("", line, None, shown=posixpath.normpath(location.file))
+            return Source("", line, None, shown=posixpath.normpath(location.file), ref=ref)
         url = self.links.url(path, line) if self.links is not None else None
-        return Source(path, line, url)
+        return Source(path, line, url, ref=ref)

@@ -14,6 +14,7 @@ from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.decision import Verdict
 from waza_ci.report.judging import judge_parts
 from waza_ci.report.model import GraderResult, Report
+from waza_ci.report.modules import modules_text
 from waza_ci.report.screen import (
     another_eval_parts,
     dropped_words,
@@ -116,6 +117,8 @@ def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--
     if kinds := kinds_parts(report, lambda kind: _safe(kind, NAME_MAX_CHARS)):
         lines.append("  verdicts " + " · ".join(kinds))
     lines += [f"  {part}" for part in judge_parts(report, lambda text: _safe(text, 400))]
+    if modules := modules_text(report, lambda text: _safe(text, REASON_MAX_CHARS)):
+        lines.append("  " + modules[0].lower() + modules[1:])
     common = report.common_failure
     if common is not None:
         lines.append(

@@ -114,6 +114,7 @@ _SECRET_VARIABLES = frozenset(
         "GITHUB_STATE",
         "GITHUB_STEP_SUMMARY",
         "GITHUB_TOKEN",
+        "GH_TOKEN",  # read by the command to fetch grader modules, as waza reads it
         "ACTIONS_RUNTIME_TOKEN",
         "ACTIONS_RUNTIME_URL",
         "ACTIONS_RESULTS_URL",

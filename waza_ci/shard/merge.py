@@ -166,12 +166,33 @@ def _check_same_inputs(reference: Partial, partial: Partial) -> None:
             f"{reference.file.path} into {ref.shard.count}",
             Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.shard"),
         )
+    _check_same_modules(reference, partial)
     if other.inputs_digest != ref.inputs_digest:
         raise InputError(
             f"{partial.label} was graded from other inputs than {reference.file.path} "
             f"(inputs digest {other.inputs_digest[:12]}… vs {ref.inputs_digest[:12]}…): "
             "every shard needs the same eval, task files, results files and graders",
             Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.inputs_digest"),
+        )
+
+
+def _check_same_modules(reference: Partial, partial: Partial) -> None:
+    """Every shard graded with the same grader modules: each `ref:` at the same commit and
+    digest (a shard that read another waza.lock would grade with other graders)."""
+    mine = {m.ref: m for m in reference.section.modules}
+    theirs = {m.ref: m for m in partial.section.modules}
+    for ref in sorted(mine.keys() | theirs.keys()):
+        one, other = mine.get(ref), theirs.get(ref)
+        if one == other:
+            continue
+        said = [
+            f"{label} {'has no such ref' if m is None else f'at {m.commit}, {m.digest}'}"
+            for label, m in ((str(reference.file.path), one), (partial.label, other))
+        ]
+        raise InputError(
+            f"the shards resolved `ref: {ref}` differently ({'; '.join(said)}): every shard "
+            "must grade with the same waza.lock",
+            Location(str(partial.file.path), json_path=f"$.{PARTIAL_KEY}.modules"),
         )
 
 
@@ -256,7 +277,12 @@ def _merged_file(name: str, shards: Sequence[Partial]) -> MergedFile:
 def _task_grade(partial: Partial, entry: TaskModel, several: bool) -> TaskGrade:
     name = partial.section.results_name
     saved = partial.file.model.tasks[partial.local[entry.index]]
-    graders = {g.name: GraderRef(g.name, g.kind, g.location.location()) for g in entry.graders}
+    graders = {
+        g.name: GraderRef(
+            g.name, g.kind, g.location.location(), g.module.pin() if g.module else None
+        )
+        for g in entry.graders
+    }
     regraded = entry.regraded_graders
     shard_work = _ShardWork(
         graders=graders,

@@ -24,6 +24,7 @@ from waza_ci.errors import InputError, Location
 from waza_ci.grading.assemble import RegradedFile, with_digest
 from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch, regraded_graders
 from waza_ci.waza.kinds import PROCESS_KINDS
+from waza_ci.waza.modules.ref import ModulePin
 from waza_ci.waza.results import ResultsFile, load_results
 from waza_ci.waza.scoring import TaskGrade, Verdict
 from waza_ci.waza.spec import EvalSpec
@@ -222,6 +223,8 @@ def inputs_digest(
         "weights": [_file_sha(path) for path in weights],
         "shards": shard_count,
     }
+    if spec.modules:  # what each `ref:` grader resolved to (absent: digests stay as they were)
+        material["modules"] = [[pin.ref, pin.commit, pin.digest] for pin in spec.modules]
     return hashlib.sha256(json.dumps(material).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -313,6 +316,7 @@ def partial_section(
         ],
         "tasks": [_task_entry(match, task, position) for match, task, position in graded],
         "elapsed_ms": elapsed_ms,
+        "modules": [_pin(pin) for pin in spec.modules],
     }
 
 
@@ -324,7 +328,12 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
         "display_name": task.display_name,
         "location": _location(task.task_location),
         "graders": [
-            {"name": ref.name, "kind": ref.kind, "location": _location(ref.location)}
+            {
+                "name": ref.name,
+                "kind": ref.kind,
+                "location": _location(ref.location),
+                **({"module": _pin(ref.module)} if ref.module is not None else {}),
+            }
             for ref in task.graders.values()
         ],
         "program_graders": [grader.name for grader in match.task.program_graders],
@@ -377,6 +386,10 @@ def _problem(verdict: Verdict) -> dict[str, Any]:
         "timeout_s": diagnosis.timeout_s,
         "timeout_source": diagnosis.timeout_source,
     }
+
+
+def _pin(pin: ModulePin) -> dict[str, str]:
+    return {"ref": pin.ref, "commit": pin.commit, "digest": pin.digest}
 
 
 def _location(location: Location | None) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from waza_ci.errors import Location
 from waza_ci.waza.identity import AnotherEval, EvalIdentity
+from waza_ci.waza.modules.ref import ModulePin
 from waza_ci.waza.spec import LoadWarning
 
 
@@ -27,10 +28,21 @@ class LocationModel(SectionModel):
         return Location(self.file, self.line, self.json_path)
 
 
+class ModuleModel(SectionModel):
+    ref: str
+    commit: str
+    digest: str
+
+    def pin(self) -> ModulePin:
+        return ModulePin(self.ref, self.commit, self.digest)
+
+
 class GraderModel(SectionModel):
     name: str
     kind: str
     location: LocationModel
+    module: ModuleModel | None = None
+    """A `ref:` grader's module as waza.lock pinned it."""
 
 
 class VerdictModel(SectionModel):
@@ -133,6 +145,8 @@ class PartialSection(SectionModel):
     tasks: list[TaskModel]
     elapsed_ms: int = 0
     task_filter: str | None = None
+    modules: list[ModuleModel] = []
+    """What every `ref:` grader of the spec resolved to (absent before refs were read)."""
 
 
 # The partial section's parts as its errors name them (never a Python class).
@@ -140,6 +154,7 @@ SECTION_NAMES = {
     "PartialSection": "partial section",
     "LocationModel": "location",
     "GraderModel": "grader",
+    "ModuleModel": "grader module",
     "VerdictModel": "verdict",
     "UngradedModel": "ungraded grader",
     "DroppedModel": "dropped verdict",

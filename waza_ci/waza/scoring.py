@@ -13,6 +13,7 @@ from typing import Any
 
 from waza_ci.errors import Location
 from waza_ci.waza.identity import AnotherEval
+from waza_ci.waza.modules.ref import ModulePin
 
 
 class Status(StrEnum):
@@ -144,6 +145,8 @@ class GraderRef:
     name: str
     kind: str
     location: Location
+    module: ModulePin | None = None
+    """A `ref:` grader's module (its merged preset is what ran)."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ later replaces the earlier, as in waza's map of verdicts.
 from __future__ import annotations
 
 import glob
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,14 +20,17 @@ from waza_ci.errors import InputError, Location
 from waza_ci.golang.yaml import child, is_null
 from waza_ci.waza.eval_header import eval_shape
 from waza_ci.waza.identity import EvalIdentity
+from waza_ci.waza.modules.ref import ModulePin
+from waza_ci.waza.modules.resolve import ModuleResolver
+from waza_ci.waza.program_config import ProgramConfig, describe, load_program_config
 from waza_ci.waza.project_config import (
     DEFAULT_PROGRAM_TIMEOUT_S,
     LoadWarning,
     find_program_timeout,
     find_project_config,
 )
-from waza_ci.waza.spec_schema import TASK_FILE
-from waza_ci.waza.yaml_doc import at, construct, load_yaml, scalar_text, valid_text
+from waza_ci.waza.spec_schema import EVAL_GRADER, TASK_FILE, TASK_GRADER
+from waza_ci.waza.yaml_doc import at, construct, load_yaml, scalar_text
 
 __all__ = [
     "DEFAULT_PROGRAM_TIMEOUT_S",
@@ -48,17 +50,6 @@ PROGRAM_KIND = "program"
 EXPECTED_KIND = "expected"
 """The kind of the checks waza synthesises from a task's `expected.output_*` lists."""
 EXPECTED_OUTPUT_KEYS = ("output_contains", "output_not_contains", "output_contains_any")
-PROGRAM_CONFIG_KEYS = ("command", "args", "timeout")
-
-
-@dataclass(frozen=True)
-class ProgramConfig:
-    """A program grader's `config`: what to execute and for how long at most."""
-
-    command: str
-    args: tuple[str, ...] | None
-    timeout_s: int | None
-    """`config.timeout` when set and positive; otherwise the project default applies."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +67,8 @@ class GraderSpec:
     strictly, as waza's grader factory does (graders/params.py)."""
     synthetic: bool = False
     """A check waza makes from the task's `expected:` block, not an entry of `graders:`."""
+    module: ModulePin | None = None
+    """A `ref:` entry's module, as waza.lock pinned it (the entry is its merged preset)."""
 
     @property
     def label(self) -> str:
@@ -125,6 +118,12 @@ class EvalSpec:
     """`config.judge_model`: the model of `prompt` graders that name none."""
 
     @property
+    def modules(self) -> tuple[ModulePin, ...]:
+        """What every `ref:` grader resolved to, once each, by ref."""
+        pins = {g.module for task in self.tasks for g in task.graders if g.module is not None}
+        return tuple(sorted(pins, key=lambda pin: pin.ref))
+
+    @property
     def eval_identity(self) -> EvalIdentity:
         """The eval as its results files name it (`eval_name`, `skill`)."""
         return EvalIdentity(self.name, self.skill)
@@ -142,8 +141,11 @@ class EvalSpec:
         return self.program_timeout_source
 
 
-def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
-    """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks."""
+def load_eval(
+    eval_path: Path, *, working_directory: Path, modules: ModuleResolver | None = None
+) -> EvalSpec:
+    """Load eval.yaml, resolve its task globs relative to its folder, skip disabled tasks;
+    `ref:` graders are resolved by `modules` (waza.lock and the module cache)."""
     try:
         root = load_yaml(eval_path, what="eval spec", shape=eval_shape)
     except InputError:
@@ -154,12 +156,12 @@ def load_eval(eval_path: Path, *, working_directory: Path) -> EvalSpec:
                 Location(str(eval_path)),
             ) from None
         raise
-    global_graders = _load_graders(eval_path, root, task_level=False)
+    global_graders = _load_graders(eval_path, root, task_level=False, modules=modules)
     warnings: list[LoadWarning] = []
     tasks: list[TaskSpec] = []
     seen: dict[str, Location] = {}
     for task_path in _task_files(eval_path, root, warnings):
-        task = _load_task(task_path, global_graders)
+        task = _load_task(task_path, global_graders, modules)
         if task is None:
             continue
         if task.id in seen:
@@ -225,7 +227,9 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -
                 yield match
 
 
-def _load_task(task_path: Path, global_graders: tuple[GraderSpec, ...]) -> TaskSpec | None:
+def _load_task(
+    task_path: Path, global_graders: tuple[GraderSpec, ...], modules: ModuleResolver | None
+) -> TaskSpec | None:
     root = load_yaml(task_path, what="task file", shape=TASK_FILE)
     if not _enabled(task_path, child(root, "enabled")):
         return None
@@ -236,7 +240,7 @@ def _load_task(task_path: Path, global_graders: tuple[GraderSpec, ...]) -> TaskS
     merged: dict[str, GraderSpec] = {}
     graders = (
         *global_graders,
-        *_load_graders(task_path, root, task_level=True),
+        *_load_graders(task_path, root, task_level=True, modules=modules),
         *_expected_checks(task_path, child(root, "expected")),
     )
     for grader in graders:
@@ -281,25 +285,38 @@ def _enabled(path: Path, node: yaml.Node | None) -> bool:
     return value
 
 
-def _load_graders(path: Path, root: yaml.Node, *, task_level: bool) -> tuple[GraderSpec, ...]:
+def _load_graders(
+    path: Path, root: yaml.Node, *, task_level: bool, modules: ModuleResolver | None
+) -> tuple[GraderSpec, ...]:
     entries = child(root, "graders")
     if entries is None or is_null(entries):
         return ()
     if not isinstance(entries, yaml.SequenceNode):
         raise InputError("`graders` must be a list", at(path, entries))
-    return tuple(_load_grader(path, entry, task_level=task_level) for entry in entries.value)
+    return tuple(
+        _load_grader(path, entry, task_level=task_level, modules=modules) for entry in entries.value
+    )
 
 
-def _load_grader(path: Path, node: yaml.Node, *, task_level: bool) -> GraderSpec:
+def _load_grader(
+    path: Path, node: yaml.Node, *, task_level: bool, modules: ModuleResolver | None
+) -> GraderSpec:
     location = at(path, node)
     if not isinstance(node, yaml.MappingNode):
         raise InputError("a grader entry must be a mapping", location)
+    module = None
+    ref = scalar_text(path, child(node, "ref"), "ref")
+    if ref:  # waza: the entry is its remote preset, with the entry's own fields on top
+        if modules is None:
+            raise InputError(f"grader `ref: {ref}` needs waza.lock and a module cache", location)
+        shape = TASK_GRADER if task_level else EVAL_GRADER
+        node, module = modules.expand(path, node, ref, shape)
     name = scalar_text(path, child(node, "name"), "name")  # optional, as in waza
     kind = scalar_text(path, child(node, "type"), "type")
     if task_level and not kind:
         # waza fails grading for it ("no kind associated with grader"): refused up front.
         raise InputError(f"grader {describe(name)} needs a `type`", location)
-    program = _load_program_config(path, node, name) if kind == PROGRAM_KIND else None
+    program = load_program_config(path, node, name) if kind == PROGRAM_KIND else None
     config = child(node, "config")
     return GraderSpec(
         name=name,
@@ -308,6 +325,7 @@ def _load_grader(path: Path, node: yaml.Node, *, task_level: bool) -> GraderSpec
         location=location,
         program=program,
         config=None if config is None or is_null(config) else config,
+        module=module,
     )
 
 
@@ -318,70 +336,6 @@ def _weight(path: Path, node: yaml.Node | None, name: str) -> float:
     if isinstance(weight, bool) or not isinstance(weight, int | float):
         raise InputError(f"grader {describe(name)}: `weight` must be a number", at(path, node))
     return float(weight)
-
-
-def _load_program_config(path: Path, grader: yaml.MappingNode, name: str) -> ProgramConfig:
-    config_node = child(grader, "config")
-    if config_node is None or is_null(config_node):
-        raise InputError(f"program grader {describe(name)} must have a 'command'", at(path, grader))
-    if not isinstance(config_node, yaml.MappingNode):
-        raise InputError(
-            f"program grader {describe(name)}: `config` must be a mapping", at(path, config_node)
-        )
-    for key_node, _value in config_node.value:
-        if key_node.value not in PROGRAM_CONFIG_KEYS:
-            raise InputError(
-                f"program grader {describe(name)}: unknown config key {key_node.value!r} "
-                f"(allowed: {', '.join(PROGRAM_CONFIG_KEYS)})",
-                at(path, key_node),
-            )
-    command_node = child(config_node, "command")
-    command = scalar_text(path, command_node, "command")
-    if not command.strip():
-        where = command_node or grader
-        raise InputError(f"program grader {describe(name)} must have a 'command'", at(path, where))
-    return ProgramConfig(
-        command=command,
-        args=_program_args(path, child(config_node, "args"), name),
-        timeout_s=_program_timeout(path, child(config_node, "timeout"), name),
-    )
-
-
-def _program_args(path: Path, node: yaml.Node | None, name: str) -> tuple[str, ...] | None:
-    if node is None or is_null(node):
-        return None
-    problem = InputError(
-        f"program grader {describe(name)}: `args` must be a list of strings", at(path, node)
-    )
-    if not isinstance(node, yaml.SequenceNode):
-        raise problem
-    args: list[str] = []
-    for item in node.value:
-        if not isinstance(item, yaml.ScalarNode):
-            raise problem
-        # As yaml.v3 decodes into []string: a scalar's own text (`3` -> "3"), null -> "".
-        args.append("" if is_null(item) else valid_text(item.value))
-    return tuple(args)
-
-
-def _program_timeout(path: Path, node: yaml.Node | None, name: str) -> int | None:
-    if node is None or is_null(node):
-        return None
-    timeout = construct(path, node)
-    # yaml.v3 decodes a finite float into an int field by truncating it (1.9 -> 1).
-    usable = isinstance(timeout, int | float) and not isinstance(timeout, bool)
-    if not usable or not math.isfinite(timeout) or abs(timeout) >= 2**63:
-        raise InputError(
-            f"program grader {describe(name)}: `timeout` must be a whole number of seconds",
-            at(path, node),
-        )
-    seconds = int(timeout)
-    return seconds if seconds > 0 else None
-
-
-def describe(name: str) -> str:
-    """A grader's name for a message: quoted, or "(no name)" for waza's unnamed grader."""
-    return repr(name) if name else "(no name)"
 
 
 def is_results_file(path: Path) -> bool:

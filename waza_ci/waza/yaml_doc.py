@@ -55,6 +55,13 @@ def load_optional_yaml(
     callable `shape` reads the header first (`schemaVersion`, before any field, as waza
     reads it) and says which shape the fields are checked against."""
     text = read_regular_text(path, what=what, max_bytes=MAX_SPEC_BYTES)  # its errors name path
+    return compose_text(path, text, what=what, shape=shape)
+
+
+def compose_text(
+    path: Path, text: str, *, what: str, shape: Shape | ShapeFor
+) -> yaml.MappingNode | None:
+    """`load_optional_yaml` of a text already read (or fetched); errors name `path`."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:

@@ -16,6 +16,7 @@ from waza_ci.report._text import one_line, plural, shorten
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.judging import judge_parts
 from waza_ci.report.model import GraderResult, Report, Source, TaskResult
+from waza_ci.report.modules import modules_text
 from waza_ci.report.screen import (
     NAME_MAX_CHARS,
     PASSING_LISTED,
@@ -251,6 +252,7 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
         f'<p class="counts">{esc(verdict_label(report)[1])} · {counts}</p>'
         + (f'<p class="kinds">Verdicts {kinds}</p>' if kinds else "")
         + "".join(f'<p class="kinds">{part}</p>' for part in judge_parts(report, esc))
+        + (f'<p class="kinds">{modules}</p>' if (modules := modules_text(report, esc)) else "")
         + "</section>",
         *_shard(evaluation),
         *_another_eval(report),
