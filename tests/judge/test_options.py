@@ -42,11 +42,8 @@ def test_the_copilot_token_is_read_in_the_runtimes_order() -> None:
 def test_no_grader_sees_the_judges_credential() -> None:
     byok = JudgeOptions(Provider.OPENAI, url="https://x/v1", key_env="MY_KEY")
     env = {"MY_KEY": "sk-1", "PATH": "/bin", "COPILOT_GITHUB_TOKEN": "c", "GH_TOKEN": "h"}
-    # GH_TOKEN is kept from graders whatever the judge (it fetches `ref:` grader modules).
-    assert grader_environment(env, also=credential_variables(byok)) == {
-        "PATH": "/bin",
-        "COPILOT_GITHUB_TOKEN": "c",
-    }
+    # GitHub's tokens are kept from graders whatever the judge; a BYOK key by its name.
+    assert grader_environment(env, also=credential_variables(byok)) == {"PATH": "/bin"}
     copilot = credential_variables(JudgeOptions(Provider.COPILOT))
     assert grader_environment(env, also=copilot) == {"MY_KEY": "sk-1", "PATH": "/bin"}
     setup = judge_setup(byok, env)

@@ -115,6 +115,7 @@ _SECRET_VARIABLES = frozenset(
         "GITHUB_STEP_SUMMARY",
         "GITHUB_TOKEN",
         "GH_TOKEN",  # read by the command to fetch grader modules, as waza reads it
+        "COPILOT_GITHUB_TOKEN",  # the Copilot judge's token, whichever judge this grading uses
         "ACTIONS_RUNTIME_TOKEN",
         "ACTIONS_RUNTIME_URL",
         "ACTIONS_RESULTS_URL",
