@@ -21,7 +21,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
     "graders": {"errors", "waza", "sandbox"},
     "grading": {"errors", "graders", "sandbox", "waza"},
     "shard": {"errors", "grading", "waza"},
-    "gate": {"errors", "waza"},
+    "gate": {"errors", "files", "waza"},
     "report": {"errors", "gate", "policy", "sandbox", "waza"},
     "github": {"errors", "files", "report"},
     "publish": {"errors", "github", "outputs", "report"},

@@ -15,19 +15,32 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from waza_ci.collector import paused as collector_paused
 from waza_ci.errors import InputError, few
 from waza_ci.files import MAX_RESULTS_BYTES
-from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, load_baseline, use_baseline
+from waza_ci.gate.baseline import Side
+from waza_ci.gate.baseline_io import (
+    BaselineProblem,
+    BaselineUse,
+    current_sides,
+    golden_flags,
+    load_baseline,
+    use_baseline,
+)
+from waza_ci.gate.history import HistoryQuestion, judge_with_history
+from waza_ci.gate.history_io import HistoryFile, HistoryOptions, load_history, recorded_text
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
 from waza_ci.grading.plan import GradingPlan, plan_grading
 from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
 from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
 from waza_ci.policy import FailOn, GatePolicy
+from waza_ci.report.benchmark import benchmark_json_text
+from waza_ci.report.decision import Verdict
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import SourceLinks, report_json_text
@@ -250,6 +263,8 @@ class OutputRequest:
     """The self-contained HTML report (report/html)."""
     html_max_text_kib: int = DEFAULT_MAX_TEXT_KIB
     """The HTML report's size bound: the most one text keeps (see report/html/data.py)."""
+    benchmark_json: Path | None = None
+    """github-action-benchmark's `customBiggerIsBetter` list (report/benchmark.py)."""
 
 
 @dataclass(frozen=True)
@@ -268,6 +283,8 @@ class EvaluationRequest:
     no_baseline_note: str = "no baseline given: nothing to compare with (gate: no-baseline)"
     """The warning, in the shell's words, when the gate is asked for without a baseline."""
     outputs: OutputRequest = field(default_factory=OutputRequest)
+    history: HistoryOptions = field(default_factory=HistoryOptions)
+    """The history to judge against and, with `record`, to append this grading to."""
     repo_root: str = "."
     links: SourceLinks | None = None
     """Where the report links the graders' YAML lines (a commit on GitHub), if anywhere."""
@@ -304,6 +321,8 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
 
 def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
     loaded = load_baseline(request.baseline)  # a malformed baseline: before any grader runs
+    path = request.history.path
+    history = load_history(path) if path is not None else None  # a broken line: before too
     gating = request.policy.fail_on is FailOn.REGRESSIONS
     graded, graded_files, plan = _grade_or_merge(request, observer)
     baseline = use_baseline(
@@ -315,13 +334,20 @@ def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
         renamed_from=request.policy.renamed_from,
         options=request.gate,
     )
-    if not request.baseline and gating:
+    if not request.baseline and gating and history is None:
         baseline = BaselineUse(problem=BaselineProblem.NOT_GIVEN, note=request.no_baseline_note)
+    sides = current_sides(graded.summary, golden_flags(graded_files))
+    view = None
+    if history is not None:
+        baseline, view = judge_with_history(
+            history, baseline, sides, _history_question(request, graded)
+        )
     evaluation = Evaluation.build(
         graded.summary,
         baseline=baseline,
+        history=view,
         policy=request.policy,
-        baseline_asked=bool(request.baseline) or gating,
+        baseline_asked=bool(request.baseline) or gating or history is not None,
         warnings=graded.warnings,
         shard_note=shard_note(request.grading.shard if request.grading else None),
         repo_root=request.repo_root,
@@ -329,8 +355,47 @@ def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written
-    _write_files(plan, graded, evaluation, request)
+    record = _record_text(history, graded, sides, evaluation, request)
+    _write_files(plan, graded, evaluation, request, record)
     return evaluation
+
+
+def _history_question(request: EvaluationRequest, graded: GradeReport) -> HistoryQuestion:
+    return HistoryQuestion(
+        expected=graded.eval_identity,
+        renamed_from=request.policy.renamed_from,
+        options=request.gate,
+        window=request.history.window,
+        default_branch=request.history.context.default_branch,
+        baseline_given=bool(request.baseline),
+        task_filter=graded.summary.task_filter,
+    )
+
+
+def _record_text(
+    history: HistoryFile | None,
+    graded: GradeReport,
+    sides: Sequence[Side],
+    evaluation: Evaluation,
+    request: EvaluationRequest,
+) -> str | None:
+    """The history file's new text with this grading recorded, when asked and when the grading
+    judged the agent's work: a grading whose graders could not run, errored, or that was of
+    another eval records nothing (its zeros would read as the agent failing)."""
+    if history is None or not request.history.record:
+        return None
+    if evaluation.decision.verdict not in (Verdict.PASSED, Verdict.FAILED):
+        return None
+    return recorded_text(
+        history,
+        graded.summary,
+        sides,
+        graded.eval_identity,
+        {r.source.name: r.raw for r in graded.regraded},
+        options=request.history,
+        renamed_from=request.policy.renamed_from,
+        time=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
 
 
 def _grade_or_merge(
@@ -351,6 +416,8 @@ def _grade_or_merge(
             partials,
             report_json=outputs.report_json,
             html=outputs.html,
+            benchmark_json=outputs.benchmark_json,
+            history=_recorded(request),
         )
         return report, tuple(r.source for r in report.regraded), plan
     prepared = prepare_grading(request.grading, renamed_from=request.policy.renamed_from)
@@ -361,6 +428,8 @@ def _grade_or_merge(
         [r.path for r in prepared.results_files],
         report_json=outputs.report_json,
         html=outputs.html,
+        benchmark_json=outputs.benchmark_json,
+        history=_recorded(request),
     )
     with cancel_on_signals():  # a cancelled job still removes every context directory
         with observer.grading():
@@ -369,11 +438,19 @@ def _grade_or_merge(
     return report, prepared.results_files, plan
 
 
+def _recorded(request: EvaluationRequest) -> Path | None:
+    return request.history.path if request.history.record else None
+
+
 def _write_files(
-    plan: OutputPlan, graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest
+    plan: OutputPlan,
+    graded: GradeReport,
+    evaluation: Evaluation,
+    request: EvaluationRequest,
+    record: str | None,
 ) -> None:
-    """The regraded results files, the Markdown report, the report JSON and the HTML report,
-    all or none."""
+    """The regraded results files, the Markdown report, the report JSON, the HTML report, the
+    benchmark JSON and the history, all or none."""
     outputs = request.outputs
     contents: dict[Path, str | StreamWriter] = {
         plan.results[r.source.name]: functools.partial(write_results, r.raw)
@@ -386,6 +463,10 @@ def _write_files(
         contents[plan.report_json] = report_json_text(evaluation.model)
     if plan.html is not None:
         contents[plan.html] = _html_report(graded, evaluation, request)
+    if plan.benchmark_json is not None:
+        contents[plan.benchmark_json] = benchmark_json_text(evaluation)
+    if plan.history is not None and record is not None:
+        contents[plan.history] = record
     if contents:
         write_text_files(contents)
 

@@ -20,6 +20,7 @@ from waza_ci.report._text import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.engine import Evaluation, EvaluationRequest
+    from waza_ci.gate.history_io import HistoryOptions
     from waza_ci.grading.run import Progress
     from waza_ci.report.model import SourceLinks
 
@@ -71,9 +72,16 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
 
     grading = None
+    if args.record and args.history is None:
+        raise InputError("--record appends to a history: name the file with --history FILE")
     if args.command == "grade":
         if args.shard and args.baseline:
             raise InputError("--baseline compares a whole grading; give it to `merge`, not --shard")
+        if args.shard and (args.history is not None or args.benchmark_json is not None):
+            raise InputError(
+                "--history and --benchmark-json take a whole grading; give them to `merge`, "
+                "not --shard (a sharded grading is recorded once, at the merge)"
+            )
         if args.shard is not None and args.output is None:
             raise InputError("--shard needs --output: the partial results file `merge` reads")
         grading = GradeRequest(
@@ -103,6 +111,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
         ),
         min_task_pass_rate=args.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
+        history=_history_options(args),
         outputs=OutputRequest(
             output=args.output,
             summary=args.summary,
@@ -110,9 +119,34 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
             report_mode=ListMode(args.report),
             html=args.html,
             html_max_text_kib=args.html_max_text_kib,
+            benchmark_json=args.benchmark_json,
         ),
         repo_root=os.getcwd(),
         links=_source_links(os.environ),
+    )
+
+
+def _history_options(args: argparse.Namespace) -> HistoryOptions:
+    """The history flags, with where this grading runs (GitHub's variables, when set)."""
+    from waza_ci.gate.history_io import HistoryOptions, RunContext  # noqa: PLC0415
+    from waza_ci.github.environment import RunnerEnv  # noqa: PLC0415
+
+    if args.history is None:
+        return HistoryOptions()
+    runner = RunnerEnv.from_mapping(os.environ)
+    return HistoryOptions(
+        path=args.history,
+        record=args.record,
+        keep=args.history_keep,
+        window=args.history_window,
+        context=RunContext(
+            commit=runner.sha,
+            ref=runner.ref,
+            event=runner.event_name,
+            run_id=runner.run_id,
+            run_attempt=runner.run_attempt,
+            default_branch=runner.default_branch,
+        ),
     )
 
 
