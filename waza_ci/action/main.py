@@ -25,6 +25,7 @@ from waza_ci.report._text import for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.engine import Evaluation, EvaluationRequest
+    from waza_ci.gate.history_io import HistoryOptions
 
 # The engine (and with it the report renderers and the GitHub client) is imported where it is
 # first used, not here: the container's first log line (or an input error) does not wait for it.
@@ -131,9 +132,27 @@ def _request(
         policy=settings.policy,
         min_task_pass_rate=settings.gate.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
-        outputs=OutputRequest(output=settings.output, html=settings.html_report),
+        outputs=OutputRequest(
+            output=settings.output,
+            html=settings.html_report,
+            benchmark_json=settings.benchmark_json,
+        ),
+        history=_history_options(settings, runner),
         repo_root=runner.workspace or repo_root,
         links=SourceLinks(runner.server_url, runner.repository, head_sha) if head_sha else None,
+    )
+
+
+def _history_options(settings: ActionSettings, runner: RunnerEnv) -> HistoryOptions:
+    from waza_ci.gate.history_io import HistoryOptions, RunContext  # noqa: PLC0415
+
+    given = settings.history
+    return HistoryOptions(
+        path=given.path,
+        record=given.record,
+        keep=given.keep,
+        window=given.window,
+        context=RunContext.of(runner),
     )
 
 

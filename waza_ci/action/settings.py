@@ -21,6 +21,7 @@ from waza_ci.action.parsers import (
 )
 from waza_ci.errors import InputError, did_you_mean
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.environment import input_value
 from waza_ci.policy import FailOn, GatePolicy
@@ -61,6 +62,11 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "on-removed-tasks": "warn",
     "min-task-pass-rate": "1",
     "comment": "on-change",
+    "history": "",
+    "history-record": "false",
+    "history-keep": str(DEFAULT_KEEP),
+    "history-window": str(DEFAULT_WINDOW),
+    "benchmark-json": "",
 }
 MODES = ("grade", "merge")
 
@@ -73,6 +79,16 @@ class GateSettings:
     options: GateOptions = field(default_factory=GateOptions)
     min_task_pass_rate: float = 1.0
     comment: CommentMode = CommentMode.ON_CHANGE
+
+
+@dataclass(frozen=True)
+class HistorySettings:
+    """The history's inputs: the file, whether to record this grading, its bounds."""
+
+    path: Path | None = None
+    record: bool = False
+    keep: int = DEFAULT_KEEP
+    window: int = DEFAULT_WINDOW
 
 
 @dataclass(frozen=True)
@@ -103,6 +119,9 @@ class ActionSettings:
     shard_weights: tuple[Path, ...] = ()
     html_report: Path | None = None
     """Where to write the self-contained HTML report; None writes none."""
+    history: HistorySettings = field(default_factory=HistorySettings)
+    benchmark_json: Path | None = None
+    """Where to write github-action-benchmark's customBiggerIsBetter JSON; None writes none."""
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -124,6 +143,11 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         raise InputError("input `baseline` compares a whole grading: give it to the merge job")
     if get("shard") and not get("output"):
         raise InputError("input `shard` needs `output`: the partial results file the merge reads")
+    if get("shard") and (get("history") or get("benchmark-json")):
+        raise InputError(
+            "inputs `history` and `benchmark-json` take a whole grading: give them to the merge "
+            "job (a sharded grading is recorded once, at the merge)"
+        )
     weights = tuple(Path(line) for line in _lines(get("shard-weights")))
     return ActionSettings(
         eval_path=Path(get("eval")),
@@ -156,6 +180,22 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         shard=_shard(get("shard")),
         shard_weights=weights,
         html_report=Path(get("html-report")) if get("html-report") else None,
+        history=_history_settings(get),
+        benchmark_json=Path(get("benchmark-json")) if get("benchmark-json") else None,
+    )
+
+
+def _history_settings(get: Callable[[str], str]) -> HistorySettings:
+    record = boolean_input("history-record", get("history-record"))
+    if record and not get("history"):
+        raise InputError(
+            "input `history-record: true` appends to a history: name the file with `history`"
+        )
+    return HistorySettings(
+        path=Path(get("history")) if get("history") else None,
+        record=record,
+        keep=jobs_input("history-keep", get("history-keep")) or DEFAULT_KEEP,
+        window=jobs_input("history-window", get("history-window")) or DEFAULT_WINDOW,
     )
 
 

@@ -139,14 +139,7 @@ def _history_options(args: argparse.Namespace) -> HistoryOptions:
         record=args.record,
         keep=args.history_keep,
         window=args.history_window,
-        context=RunContext(
-            commit=runner.sha,
-            ref=runner.ref,
-            event=runner.event_name,
-            run_id=runner.run_id,
-            run_attempt=runner.run_attempt,
-            default_branch=runner.default_branch,
-        ),
+        context=RunContext.of(runner),
     )
 
 

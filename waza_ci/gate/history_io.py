@@ -16,7 +16,7 @@ import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -190,6 +190,35 @@ class RunContext:
     run_attempt: str = ""
     default_branch: str = ""
     """The repository's default branch, when the event says it: only its records judge."""
+
+    @classmethod
+    def of(cls, runner: _Runner) -> RunContext:
+        """From the runner's environment (github/environment.py's RunnerEnv)."""
+        return cls(
+            commit=runner.sha,
+            ref=runner.ref,
+            event=runner.event_name,
+            run_id=runner.run_id,
+            run_attempt=runner.run_attempt,
+            default_branch=runner.default_branch,
+        )
+
+
+class _Runner(Protocol):
+    """What a record reads of the runner (RunnerEnv has it; gate/ does not import github/)."""
+
+    @property
+    def sha(self) -> str: ...
+    @property
+    def ref(self) -> str: ...
+    @property
+    def event_name(self) -> str: ...
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def run_attempt(self) -> str: ...
+    @property
+    def default_branch(self) -> str: ...
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from waza_ci.report.markdown import (
 )
 from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.screen import ListMode
-from waza_ci.report.trends import render_history_markdown, render_history_text
+from waza_ci.report.trends import against, render_history_markdown, render_history_text
 
 SECTION_LIMIT = 131_072
 """The section's share of the job summary (whose limit is 1 MiB); rows past it are counted."""
@@ -75,7 +75,7 @@ def verdict_line(evaluation: Evaluation) -> str:
         f"task pass rate {c.gate.baseline_pass_rate * 100:.1f}% → "
         f"{c.gate.current_pass_rate * 100:.1f}%"
     )
-    return f"**Regression gate: {icon} {word}** against {c.against} — {counts}; {rates}"
+    return f"**Regression gate: {icon} {word}**{against(c)} — {counts}; {rates}"
 
 
 def _note(task: TaskChange, *, graders: bool = True) -> str:
@@ -215,8 +215,8 @@ def render_regressions_text(evaluation: Evaluation) -> str:
     if comparison is not None and gate is not GateState.NO_BASELINE:
         c = comparison
         lines.append(
-            f"waza-ci: regression gate {'FAILED' if gate is GateState.FAIL else 'passed'} "
-            f"against {c.against}: "
+            f"waza-ci: regression gate {'FAILED' if gate is GateState.FAIL else 'passed'}"
+            f"{against(c)}: "
             f"{len(c.regressions)} regression(s), {len(c.fixed)} fixed, "
             f"{len(c.still_failing)} still failing, {len(c.within_noise)} within noise, "
             f"{len(c.new)} new, {len(c.removed)} removed, {len(c.not_compared)} not compared; "

@@ -23,6 +23,11 @@ _LEVELS = "▁▂▃▄▅▆▇█"
 _MISSING = "·"
 
 
+def against(comparison: BaselineComparison) -> str:
+    """` against the history` (or both) when not the baseline alone, which says nothing new."""
+    return "" if comparison.against == "the baseline" else f" against {comparison.against}"
+
+
 def percent(count: PassCount) -> float:
     return round(count.rate * 100, 1)
 
