@@ -139,7 +139,7 @@ def judge_with_history(
     trends = _trends(window, current, pooled)
     by_key = {t.key: t for t in trends}
     tasks = tuple(
-        _with_band(replace(change, judged_by="history"), by_key.get(change.key))
+        with_band(replace(change, judged_by="history"), by_key.get(change.key))
         for change in against.tasks
     )
     against = replace(against, tasks=tasks, against=AGAINST_HISTORY, waza_rules=False)
@@ -281,7 +281,7 @@ def _trends(
     return tuple(found)
 
 
-def _with_band(change: TaskChange, trend: TaskTrend | None) -> TaskChange:
+def with_band(change: TaskChange, trend: TaskTrend | None) -> TaskChange:
     """A flaky task's result inside its band is not a regression, whatever the test says."""
     if change.regression and trend is not None and trend.flaky and trend.inside_band:
         return replace(change, regression=False, within_noise=True)
