@@ -8,7 +8,7 @@
 #
 # Usage: bash .ci/unprivileged.sh [PYTEST ARGS]   (.ci/run runs it last, with its -n workers)
 # Env:   WAZA_CI_UID (default 1001), WAZA_CI_IMAGE (default waza-ci:test), PYTHON (from python.sh)
-# Needs npm unless .ci/openapi.sh already installed GitHub's REST description.
+# Needs npm unless .ci/openapi.sh and .ci/mermaid.sh already installed what they fetch.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 uid="${WAZA_CI_UID:-1001}"
@@ -86,6 +86,10 @@ echo "unprivileged pass: uid $uid, $("$base" --version), in $repo"
 description=$(bash .ci/openapi.sh)
 cp -pR "$(dirname "$(dirname "$description")")" "$home/octokit-openapi"
 description="$home/octokit-openapi/generated/$(basename "$description")"
+# mermaid's browser build (git-ignored too), named by WAZA_CI_MERMAID (tests/report/mermaid.py).
+mermaid=$(bash .ci/mermaid.sh)
+cp -pR "$(dirname "$(dirname "$mermaid")")" "$home/mermaid"
+mermaid="$home/mermaid/dist/$(basename "$mermaid")"
 if [ "$(id -u)" -eq 0 ]; then
   chown -R "$uid:$uid" "$sandbox" "$home"
 fi
@@ -104,4 +108,5 @@ cd "$repo"
 # (tests/conftest.py, require_shared); the first pass ran them.
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
   WAZA_CI_IMAGE="$image" TMPDIR="$home" WAZA_CI_GITHUB_OPENAPI="$description" WAZA_CI_CORPUS=none \
+  WAZA_CI_MERMAID="$mermaid" \
   .venv/bin/pytest -q -p no:cacheprovider "$@"
