@@ -9,20 +9,18 @@ directory come in the request, and what the shells show along the way goes to an
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 from collections.abc import Collection, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from waza_ci.collector import paused as collector_paused
+from waza_ci.engine.written import record_text, write_files
 from waza_ci.errors import InputError, few
 from waza_ci.files import MAX_RESULTS_BYTES
-from waza_ci.gate.baseline import Side
 from waza_ci.gate.baseline_io import (
     BaselineProblem,
     BaselineUse,
@@ -32,19 +30,16 @@ from waza_ci.gate.baseline_io import (
     use_baseline,
 )
 from waza_ci.gate.history import HistoryQuestion, judge_with_history
-from waza_ci.gate.history_io import HistoryFile, HistoryOptions, load_history, recorded_text
+from waza_ci.gate.history_io import HistoryOptions, load_history
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
 from waza_ci.grading.plan import GradingPlan, plan_grading
 from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
-from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
+from waza_ci.outputs import OutputPlan, plan_outputs
 from waza_ci.policy import FailOn, GatePolicy
-from waza_ci.report.benchmark import benchmark_json_text
-from waza_ci.report.decision import Verdict
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
-from waza_ci.report.model import SourceLinks, report_json_text
-from waza_ci.report.regressions import render_job_summary
+from waza_ci.report.model import SourceLinks
 from waza_ci.report.screen import ListMode
 from waza_ci.sandbox.cancellation import cancel_on_signals
 from waza_ci.shard.plan import (
@@ -58,7 +53,7 @@ from waza_ci.shard.plan import (
 )
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.kinds import WORKSPACE_KINDS
-from waza_ci.waza.results import ResultsFile, load_results_files, write_results
+from waza_ci.waza.results import ResultsFile, load_results_files
 from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
 
@@ -355,8 +350,8 @@ def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written
-    record = _record_text(history, graded, sides, evaluation, request)
-    _write_files(plan, graded, evaluation, request, record)
+    record = record_text(history, graded, sides, evaluation, request)
+    write_files(plan, graded, evaluation, request, record)
     return evaluation
 
 
@@ -369,32 +364,6 @@ def _history_question(request: EvaluationRequest, graded: GradeReport) -> Histor
         default_branch=request.history.context.default_branch,
         baseline_given=bool(request.baseline),
         task_filter=graded.summary.task_filter,
-    )
-
-
-def _record_text(
-    history: HistoryFile | None,
-    graded: GradeReport,
-    sides: Sequence[Side],
-    evaluation: Evaluation,
-    request: EvaluationRequest,
-) -> str | None:
-    """The history file's new text with this grading recorded, when asked and when the grading
-    judged the agent's work: a grading whose graders could not run, errored, or that was of
-    another eval records nothing (its zeros would read as the agent failing)."""
-    if history is None or not request.history.record:
-        return None
-    if evaluation.decision.verdict not in (Verdict.PASSED, Verdict.FAILED):
-        return None
-    return recorded_text(
-        history,
-        graded.summary,
-        sides,
-        graded.eval_identity,
-        {r.source.name: r.raw for r in graded.regraded},
-        options=request.history,
-        renamed_from=request.policy.renamed_from,
-        time=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
 
 
@@ -440,64 +409,6 @@ def _grade_or_merge(
 
 def _recorded(request: EvaluationRequest) -> Path | None:
     return request.history.path if request.history.record else None
-
-
-def _write_files(
-    plan: OutputPlan,
-    graded: GradeReport,
-    evaluation: Evaluation,
-    request: EvaluationRequest,
-    record: str | None,
-) -> None:
-    """The regraded results files, the Markdown report, the report JSON, the HTML report, the
-    benchmark JSON and the history, all or none."""
-    outputs = request.outputs
-    contents: dict[Path, str | StreamWriter] = {
-        plan.results[r.source.name]: functools.partial(write_results, r.raw)
-        for r in graded.regraded
-        if r.source.name in plan.results
-    }
-    if plan.summary is not None:
-        contents[plan.summary] = render_job_summary(evaluation, mode=outputs.report_mode)
-    if plan.report_json is not None:
-        contents[plan.report_json] = report_json_text(evaluation.model)
-    if plan.html is not None:
-        contents[plan.html] = _html_report(graded, evaluation, request)
-    if plan.benchmark_json is not None:
-        contents[plan.benchmark_json] = benchmark_json_text(evaluation)
-    if plan.history is not None and record is not None:
-        contents[plan.history] = record
-    if contents:
-        write_text_files(contents)
-
-
-def _html_report(graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest) -> str:
-    from waza_ci.report.html.data import Bounds  # noqa: PLC0415 - only for --html
-    from waza_ci.report.html.page import HtmlRequest, render_html  # noqa: PLC0415
-
-    grading = request.grading
-    repo = Path(request.repo_root).resolve()
-    roots: list[str] = [str(repo), request.repo_root]
-    if grading is not None:
-        # Folders inside the checkout read as paths from its root (as a merge, which knows
-        # no workspace, writes them); those outside it are written `.` too.
-        workspace = Path(grading.workspace if grading.workspace is not None else ".")
-        places = (workspace.resolve(), grading.working_directory.resolve())
-        roots += [grading.temp_dir, *(str(p) for p in places if not p.is_relative_to(repo))]
-        # Folders the graders' environment names (HOME, RUNNER_TEMP, a virtualenv, …): a
-        # grader that prints one must not put this machine's layout into an artifact.
-        roots += [v for v in grading.grader_env.values() if _names_a_folder(v)]
-    html_request = HtmlRequest(
-        raw_files={r.source.name: r.raw for r in graded.regraded},
-        bounds=Bounds(request.outputs.html_max_text_kib),
-        commit=request.links.sha if request.links is not None else "",
-        private_roots=roots,
-    )
-    return render_html(evaluation, html_request)
-
-
-def _names_a_folder(value: str) -> bool:
-    return value.startswith("/") and ":" not in value and len(value) < 4096 and Path(value).is_dir()
 
 
 def grade_and_publish(
