@@ -4,6 +4,7 @@ its pooled records (the noise rule, flaky bands, another eval, fallbacks), throu
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -371,3 +372,38 @@ def test_the_benchmark_json_reads_back_in_github_action_benchmarks_shape(
     assert values["test eval / t: runs passed"] == 50.0
     assert values["test eval / u: score"] == 1.0
     assert len(values) == len(entries)  # names are unique: each is one chart
+
+
+def test_a_sharded_grading_records_once_at_the_merge(project: Project) -> None:
+    write_project(project, {"t": ["good"], "u": ["good", "bad"]})
+    history = project.root.parent / "h.jsonl"
+    parts = [project.root / f"part{i}" for i in (1, 2)]
+    for i, part in enumerate(parts, start=1):
+        done = grade(project, "--shard", f"{i}/2", "--output", str(part), "--fail-on", "errors")
+        assert done.code == 0, done.stderr
+    assert not history.exists()
+    args = ["merge", *map(str, parts), "--history", str(history), "--record", "--fail-on", "errors"]
+    done = run_cli_process(args, cwd=project.root)
+    assert done.code == 0, done.stderr
+    (line,) = history.read_text(encoding="utf-8").splitlines()
+    tasks = {t["id"]: (t["passed"], t["runs"]) for t in json.loads(line)["tasks"]}
+    assert tasks == {"t": (1, 1), "u": (1, 2)}
+
+
+def test_hostile_names_in_a_history_stay_text(project: Project) -> None:
+    """A history is restored from a cache: its eval names are untrusted, in the log and the
+    summary alike."""
+    hostile = "x`\n::error::pwned\n| ## <img src=x>"
+    history = project.root.parent / "h.jsonl"
+    history.write_text(record_line(record({"t": (1, 1)}, name=hostile)) + "\n", encoding="utf-8")
+    write_project(project, {"t": ["good"]})
+    summary = project.root / "s.md"
+    done = grade(
+        project, "--history", str(history), "--fail-on", "regressions", "--summary", str(summary)
+    )
+    assert done.code == 1
+    assert not any(line.startswith("::") for line in done.stderr.splitlines())
+    text = summary.read_text(encoding="utf-8")
+    outside_code = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", text)
+    assert "<img" not in outside_code and "pwned" not in outside_code
+    assert not any(line.startswith("::") for line in text.splitlines())

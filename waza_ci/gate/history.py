@@ -24,7 +24,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from waza_ci.errors import few
+from waza_ci.errors import SHOWN_NAMES
 from waza_ci.gate.baseline import (
     COMPARED_CHANGES,
     BaselineComparison,
@@ -163,23 +163,20 @@ def judge_with_history(
 
 def _records(
     history: HistoryFile, question: HistoryQuestion
-) -> tuple[list[HistoryRecord], list[AnotherEval], int]:
-    """This eval's records of the default branch (oldest first), the other evals found, and
-    how many of this eval's records were of another branch."""
+) -> tuple[list[HistoryRecord], list[tuple[int, AnotherEval]], int]:
+    """This eval's records of the default branch (oldest first), the other evals found (with
+    the first line of each), and how many of this eval's records were of another branch."""
     ours: list[HistoryRecord] = []
-    foreign: dict[EvalIdentity, AnotherEval] = {}
+    foreign: dict[EvalIdentity, tuple[int, AnotherEval]] = {}
     other_refs = 0
     branch = f"refs/heads/{question.default_branch}" if question.default_branch else ""
     for line in history.lines:
         record = line.record
         found = another_eval(
-            f"{history.path}:{line.number}",
-            record.identity,
-            question.expected,
-            question.renamed_from,
+            str(history.path), record.identity, question.expected, question.renamed_from
         )
         if found is not None:
-            foreign.setdefault(record.identity, found)
+            foreign.setdefault(record.identity, (line.number, found))
         elif branch and record.ref and record.ref != branch:
             other_refs += 1
         else:
@@ -190,7 +187,7 @@ def _records(
 def _without_records(
     history: HistoryFile,
     baseline: BaselineUse,
-    foreign: Sequence[AnotherEval],
+    foreign: Sequence[tuple[int, AnotherEval]],
     other_refs: int,
     question: HistoryQuestion,
 ) -> BaselineUse:
@@ -198,12 +195,12 @@ def _without_records(
     (a first run, an evicted cache) leaves the baseline to judge, or none."""
     shown = repr(str(history.path))
     if foreign:
-        named = "; ".join(f"line {f.file.rsplit(':', 1)[-1]} is of eval {f.found}" for f in foreign)
+        named = "; ".join(f"line {number} is of eval {f.found}" for number, f in foreign)
         note = (
             f"the history {shown} holds no record of eval {question.expected}, only of another "
             f"eval ({named}): not used (gate: no-baseline)"
         )
-        found = tuple(replace(f, file=str(history.path)) for f in foreign)
+        found = tuple(f for _, f in foreign)
         return replace(
             baseline,
             problem=BaselineProblem.HISTORY_ANOTHER_EVAL,
@@ -322,13 +319,16 @@ def _points(window: Sequence[HistoryRecord]) -> tuple[TrendPoint, ...]:
     return tuple(points)
 
 
-def _note(used: int, window: int, other_refs: int, foreign: Sequence[AnotherEval]) -> str:
+def _note(
+    used: int, window: int, other_refs: int, foreign: Sequence[tuple[int, AnotherEval]]
+) -> str:
     """Which records judged: fewer than the window is said (less history, less certainty)."""
     less = " (less history than the window)" if used < window else ""
     parts = [f"{used} of up to {window} records of this eval{less}"]
     if other_refs:
         parts.append(f"{other_refs} of other branches left out")
     if foreign:
-        evals = few(str(f.found) for f in foreign)
+        evals = ", ".join(str(f.found) for _, f in foreign[:SHOWN_NAMES])
+        evals += f" and {len(foreign) - SHOWN_NAMES} more" if len(foreign) > SHOWN_NAMES else ""
         parts.append(f"records of other evals left out ({evals})")
     return "; ".join(parts)
