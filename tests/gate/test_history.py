@@ -291,6 +291,7 @@ def test_the_command_fails_on_a_regression_against_history(project: Project) -> 
     assert done.code == 1, done.stderr
     assert "regression gate FAILED against the history" in done.stderr
     assert "1 task regressed against the history" in done.stderr
+    assert "t 20/20 (100%) -> 0/2 (0%) (vs the history)" in done.stderr  # what judged the task
     text = summary.read_text(encoding="utf-8")
     assert "```mermaid\nxychart-beta" in text and "| `t` | ██████████ → ▁ |" in text
 

@@ -84,6 +84,8 @@ def _note(task: TaskChange, *, graders: bool = True) -> str:
         notes.append("**regression**")
     if task.within_noise:
         notes.append("within noise")
+    if task.judged_by == "history":  # the Baseline column then holds the pooled history
+        notes.append("vs the history")
     if graders:
         notes.extend(f"{_cell(g.grader)} {g.change}" for g in task.graders)
     return "; ".join(notes)
@@ -226,9 +228,10 @@ def render_regressions_text(evaluation: Evaluation) -> str:
             mark = (
                 " REGRESSION" if task.regression else " (within noise)" if task.within_noise else ""
             )
+            versus = " (vs the history)" if task.judged_by == "history" else ""
             lines.append(
                 f"  {task.change}{mark}: {for_log(task.key)} "
-                f"{format_count(task.baseline)} -> {format_count(task.current)}"
+                f"{format_count(task.baseline)} -> {format_count(task.current)}{versus}"
             )
         lines += [f"  waza gate: {for_log(e)}" for e in (*c.gate.errors, *c.gate.warnings)]
     elif baseline_note is not None:
