@@ -200,6 +200,14 @@ def test_a_history_of_another_eval_is_not_used_and_named(tmp_path: Path) -> None
     assert view is None and used.problem is BaselineProblem.HISTORY_ANOTHER_EVAL
     assert used.note is not None and "'docs-sync'" in used.note
     assert used.history_another_eval[0].found.name == "docs-sync"
+    # A file the evals share: this eval's records judge, the others are left out and named.
+    shared = write_history(
+        tmp_path / "s.jsonl",
+        [record({"t": (2, 2)}, name="docs-sync", skill="docs"), record({"t": (2, 2)})],
+    )
+    used, view = judge(shared, now(t=(2, 2)))
+    assert used.problem is None and view is not None and len(view.points) == 1
+    assert "records of other evals left out ('docs-sync' (skill 'docs'))" in view.note
 
 
 def test_an_empty_history_falls_back_to_the_baseline_or_to_none(tmp_path: Path) -> None:
