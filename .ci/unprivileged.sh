@@ -8,7 +8,7 @@
 #
 # Usage: bash .ci/unprivileged.sh [PYTEST ARGS]   (.ci/run runs it last, with its -n workers)
 # Env:   WAZA_CI_UID (default 1001), WAZA_CI_IMAGE (default waza-ci:test), PYTHON (from python.sh)
-# Needs npm unless .ci/openapi.sh already installed GitHub's REST description.
+# Needs npm unless .ci/openapi.sh and .ci/mermaid.sh already installed what they fetch.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 uid="${WAZA_CI_UID:-1001}"
@@ -90,6 +90,10 @@ description="$home/octokit-openapi/generated/$(basename "$description")"
 cli=$(bash .ci/copilot-cli.sh)
 mkdir -p "$home/copilot-cli"
 cp -p "$cli" "$home/copilot-cli/copilot"
+# mermaid's browser build (git-ignored too), named by WAZA_CI_MERMAID (tests/report/mermaid.py).
+mermaid=$(bash .ci/mermaid.sh)
+cp -pR "$(dirname "$(dirname "$mermaid")")" "$home/mermaid"
+mermaid="$home/mermaid/dist/$(basename "$mermaid")"
 if [ "$(id -u)" -eq 0 ]; then
   chown -R "$uid:$uid" "$sandbox" "$home"
 fi
@@ -109,4 +113,5 @@ cd "$repo"
 "${as_user[@]}" env -i HOME="$home" PATH="$path" CI="${CI:-true}" LANG=C.UTF-8 \
   WAZA_CI_IMAGE="$image" TMPDIR="$home" WAZA_CI_GITHUB_OPENAPI="$description" WAZA_CI_CORPUS=none \
   COPILOT_CLI_PATH="$home/copilot-cli/copilot" \
+  WAZA_CI_MERMAID="$mermaid" \
   .venv/bin/pytest -q -p no:cacheprovider "$@"

@@ -24,7 +24,7 @@ STAGE_IMPORTS: dict[str, set[str]] = {
     "judge": {"errors", "golang", "waza"},
     "grading": {"errors", "graders", "judge", "sandbox", "waza"},
     "shard": {"errors", "grading", "waza"},
-    "gate": {"errors", "waza"},
+    "gate": {"errors", "files", "waza"},
     "report": {"errors", "gate", "golang", "judge", "policy", "sandbox", "waza"},
     "github": {"errors", "files", "report"},
     "publish": {"errors", "github", "outputs", "report"},

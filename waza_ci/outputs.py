@@ -25,6 +25,9 @@ class OutputPlan:
     summary: Path | None
     report_json: Path | None = None
     html: Path | None = None
+    benchmark_json: Path | None = None
+    history: Path | None = None
+    """The history file to append a record to (`--history` with `--record`)."""
 
 
 def plan_outputs(
@@ -35,6 +38,8 @@ def plan_outputs(
     *,
     report_json: Path | None = None,
     html: Path | None = None,
+    benchmark_json: Path | None = None,
+    history: Path | None = None,
 ) -> OutputPlan:
     """Where each regraded results file and the report go; called before grading, so every
     problem here is a usage error that leaves nothing graded and nothing written.
@@ -43,7 +48,13 @@ def plan_outputs(
     `output` is a folder holding one file per input, under the input's name. Missing folders
     are created when writing. An input file is never overwritten.
     """
-    singles = (("--summary", summary), ("--report-json", report_json), ("--html", html))
+    singles = (
+        ("--summary", summary),
+        ("--report-json", report_json),
+        ("--html", html),
+        ("--benchmark-json", benchmark_json),
+        ("--history", history),
+    )
     _check_writable_place("--output", output)
     for option, path in singles:
         _check_writable_place(option, path)
@@ -71,7 +82,7 @@ def plan_outputs(
                 and path.resolve() == other_path.resolve()
             ):
                 raise InputError(f"{option} and {other} both name {str(path)!r}")
-    return OutputPlan(targets, summary, report_json, html)
+    return OutputPlan(targets, summary, report_json, html, benchmark_json, history)
 
 
 def _check_writable_place(option: str, path: Path | None) -> None:

@@ -50,3 +50,34 @@ def test_the_regression_pair_fits_together() -> None:
     assert "--workflow regression-baseline.yml" in finder["run"]
     permissions = gate["jobs"]["gate"]["permissions"]
     assert permissions["pull-requests"] == "write" and permissions["actions"] == "read"
+
+
+def test_the_regression_pair_keeps_the_history_in_the_cache() -> None:
+    """The default branch restores the newest history, records, and saves it under the key it
+    restored with; pull requests restore by the same prefix and only read it."""
+    baseline, gate = load("regression-baseline.yml"), load("regression-gate.yml")
+    order = steps(baseline)
+    uses = [str(s.get("uses", "")) for s in order]
+    restore = next(i for i, u in enumerate(uses) if u.startswith("actions/cache/restore@"))
+    grade = next(i for i, u in enumerate(uses) if u.startswith("your-org/waza-ci@"))
+    save = next(i for i, u in enumerate(uses) if u.startswith("actions/cache/save@"))
+    assert restore < grade < save
+    producer = order[grade]["with"]
+    assert producer["history-record"] == "true"
+    restored, saved = order[restore]["with"], order[save]["with"]
+    assert restored["key"] == saved["key"] and "github.run_id" in saved["key"]
+    assert saved["key"].startswith(restored["restore-keys"])
+    assert producer["history"].startswith(saved["path"] + "/")
+    (consumer,) = waza_ci_steps(gate)
+    assert consumer["with"]["history"] == producer["history"]
+    assert "history-record" not in consumer["with"]
+    gate_uses = [str(s.get("uses", "")) for s in steps(gate)]
+    assert not any(u.startswith("actions/cache/save@") for u in gate_uses)
+    (gate_restore,) = [
+        s for s in steps(gate) if str(s.get("uses", "")).startswith("actions/cache/restore@")
+    ]
+    assert gate_restore["with"]["restore-keys"] == restored["restore-keys"]
+    assert gate_restore["with"]["path"] == saved["path"]
+    for step in (order[restore], order[save], gate_restore):
+        ref = str(step["uses"]).split("@", 1)[1]
+        assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), step["uses"]

@@ -41,6 +41,13 @@ def pr_event(head_repo: str | None = "octo/widgets") -> dict[str, Any]:
     return {"pull_request": {"number": 7, "head": head, "base": {"sha": MERGE}}}
 
 
+def test_the_default_branch_comes_from_the_event(tmp_path: Path) -> None:
+    event_path = tmp_path / "event.json"
+    event_path.write_text(json.dumps({"repository": {"default_branch": "trunk"}}))
+    env = RunnerEnv.from_mapping({"GITHUB_EVENT_PATH": str(event_path), "GITHUB_REF": "refs/x"})
+    assert (env.default_branch, env.ref) == ("trunk", "refs/x")
+
+
 # --- inputs ------------------------------------------------------------------------------------
 
 
@@ -93,6 +100,7 @@ def test_runner_env_from_a_full_mapping(tmp_path: Path) -> None:
             "GITHUB_RUN_ATTEMPT": "2",
             "GITHUB_JOB": "grade",
             "GITHUB_ACTOR": "octocat",
+            "GITHUB_REF": "refs/pull/7/merge",
         }
     )
     assert env == RunnerEnv(
@@ -111,7 +119,9 @@ def test_runner_env_from_a_full_mapping(tmp_path: Path) -> None:
         run_attempt="2",
         job="grade",
         actor="octocat",
+        ref="refs/pull/7/merge",
     )
+    assert env.default_branch == ""  # the event names none
     assert env.event == pr_event()  # `event` is left out of ==, so check it on its own
     assert HEAD not in repr(env)  # the (large, user-controlled) payload stays out of repr
 

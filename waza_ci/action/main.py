@@ -25,6 +25,7 @@ from waza_ci.report._text import for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.engine import Evaluation, EvaluationRequest
+    from waza_ci.gate.history_io import HistoryOptions
     from waza_ci.judge.options import JudgeSetup
 
 # The engine (and with it the report renderers and the GitHub client) is imported where it is
@@ -98,13 +99,8 @@ def _request(
 ) -> EvaluationRequest:
     import tempfile  # noqa: PLC0415 - see the imports above
 
-    from waza_ci.engine import (  # noqa: PLC0415
-        EvaluationRequest,
-        GradeRequest,
-        ModuleSettings,
-        OutputRequest,
-        default_module_cache,
-    )
+    from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
+    from waza_ci.engine.modules import ModuleSettings, default_module_cache  # noqa: PLC0415
     from waza_ci.judge.options import credential_variables  # noqa: PLC0415
     from waza_ci.report.model import SourceLinks  # noqa: PLC0415
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
@@ -146,7 +142,12 @@ def _request(
         policy=settings.policy,
         min_task_pass_rate=settings.gate.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
-        outputs=OutputRequest(output=settings.output, html=settings.html_report),
+        outputs=OutputRequest(
+            output=settings.output,
+            html=settings.html_report,
+            benchmark_json=settings.benchmark_json,
+        ),
+        history=_history_options(settings, runner),
         repo_root=runner.workspace or repo_root,
         links=SourceLinks(runner.server_url, runner.repository, head_sha) if head_sha else None,
     )
@@ -188,6 +189,19 @@ def _from_fork(env: Mapping[str, str]) -> bool:
         return bool(head) and head != env.get("GITHUB_REPOSITORY")
     except (OSError, ValueError, KeyError, TypeError):
         return False
+
+
+def _history_options(settings: ActionSettings, runner: RunnerEnv) -> HistoryOptions:
+    from waza_ci.gate.history_io import HistoryOptions, RunContext  # noqa: PLC0415
+
+    given = settings.history
+    return HistoryOptions(
+        path=given.path,
+        record=given.record,
+        keep=given.keep,
+        window=given.window,
+        context=RunContext.of(runner),
+    )
 
 
 def _publish_options(settings: ActionSettings, head_sha: str | None) -> PublishOptions:

@@ -21,6 +21,7 @@ from waza_ci.action.parsers import (
 )
 from waza_ci.errors import InputError, did_you_mean
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.environment import input_value
 from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider
@@ -71,6 +72,11 @@ INPUT_DEFAULTS: Mapping[str, str] = {
     "judge-cache": "",
     "judge-max-calls": "",
     "judge-required": "false",
+    "history": "",
+    "history-record": "false",
+    "history-keep": str(DEFAULT_KEEP),
+    "history-window": str(DEFAULT_WINDOW),
+    "benchmark-json": "",
 }
 MODES = ("grade", "merge")
 
@@ -83,6 +89,16 @@ class GateSettings:
     options: GateOptions = field(default_factory=GateOptions)
     min_task_pass_rate: float = 1.0
     comment: CommentMode = CommentMode.ON_CHANGE
+
+
+@dataclass(frozen=True)
+class HistorySettings:
+    """The history's inputs: the file, whether to record this grading, its bounds."""
+
+    path: Path | None = None
+    record: bool = False
+    keep: int = DEFAULT_KEEP
+    window: int = DEFAULT_WINDOW
 
 
 @dataclass(frozen=True)
@@ -117,6 +133,9 @@ class ActionSettings:
     """The LLM judge's inputs (`judge`, `judge-model`, …)."""
     module_cache: Path | None = None
     """waza's module cache for `ref:` graders; None: $WAZA_MODULE_CACHE, else ~/.waza/cache."""
+    history: HistorySettings = field(default_factory=HistorySettings)
+    benchmark_json: Path | None = None
+    """Where to write github-action-benchmark's customBiggerIsBetter JSON; None writes none."""
 
 
 def load_settings(env: Mapping[str, str]) -> ActionSettings:
@@ -138,6 +157,11 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         raise InputError("input `baseline` compares a whole grading: give it to the merge job")
     if get("shard") and not get("output"):
         raise InputError("input `shard` needs `output`: the partial results file the merge reads")
+    if get("shard") and (get("history") or get("benchmark-json")):
+        raise InputError(
+            "inputs `history` and `benchmark-json` take a whole grading: give them to the merge "
+            "job (a sharded grading is recorded once, at the merge)"
+        )
     weights = tuple(Path(line) for line in _lines(get("shard-weights")))
     return ActionSettings(
         eval_path=Path(get("eval")),
@@ -172,6 +196,22 @@ def load_settings(env: Mapping[str, str]) -> ActionSettings:
         html_report=Path(get("html-report")) if get("html-report") else None,
         judge=_judge(get, merge),
         module_cache=Path(get("module-cache")) if get("module-cache") else None,
+        history=_history_settings(get),
+        benchmark_json=Path(get("benchmark-json")) if get("benchmark-json") else None,
+    )
+
+
+def _history_settings(get: Callable[[str], str]) -> HistorySettings:
+    record = boolean_input("history-record", get("history-record"))
+    if record and not get("history"):
+        raise InputError(
+            "input `history-record: true` appends to a history: name the file with `history`"
+        )
+    return HistorySettings(
+        path=Path(get("history")) if get("history") else None,
+        record=record,
+        keep=jobs_input("history-keep", get("history-keep")) or DEFAULT_KEEP,
+        window=jobs_input("history-window", get("history-window")) or DEFAULT_WINDOW,
     )
 
 

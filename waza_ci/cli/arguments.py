@@ -14,6 +14,7 @@ import waza_ci.cli.gate as gate_cli
 from waza_ci import __version__
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
+from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constants only: cheap
 from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider  # dataclasses: cheap
 from waza_ci.policy import FailOn
 from waza_ci.report._text import for_log  # re only: cheap
@@ -149,6 +150,13 @@ def _add_report_arguments(command: argparse.ArgumentParser) -> None:
         help="write the self-contained HTML report (one file: open it in a browser)",
     )
     command.add_argument(
+        "--benchmark-json",
+        type=Path,
+        metavar="PATH",
+        help="write the pass rates and scores (overall and per task) as github-action-benchmark's "
+        "customBiggerIsBetter JSON",
+    )
+    command.add_argument(
         "--html-max-text-kib",
         type=_positive_int,
         default=DEFAULT_MAX_TEXT_KIB,
@@ -220,6 +228,37 @@ def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
         help="a task passes when at least this share of its runs pass (default 1.0)",
     )
     gate_cli.add_gate_policy_arguments(command)
+    _add_history_arguments(command)
+
+
+def _add_history_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--history",
+        type=Path,
+        metavar="FILE",
+        help="a JSON Lines history of earlier gradings: with --fail-on regressions each task is "
+        "judged against its pooled runs there (a missing file is an empty history)",
+    )
+    command.add_argument(
+        "--record",
+        action="store_true",
+        help="append this grading's record to --history (meant for the default branch); the "
+        "newest --history-keep records of the eval are kept",
+    )
+    command.add_argument(
+        "--history-keep",
+        type=_positive_int,
+        default=DEFAULT_KEEP,
+        metavar="K",
+        help="records of the eval kept in --history by --record (default: %(default)s)",
+    )
+    command.add_argument(
+        "--history-window",
+        type=_positive_int,
+        default=DEFAULT_WINDOW,
+        metavar="N",
+        help="the newest N records of the default branch the gate pools (default: %(default)s)",
+    )
 
 
 def _add_shard_arguments(grade_cmd: argparse.ArgumentParser) -> None:

@@ -21,7 +21,9 @@ from waza_ci.report._text import for_log, json_for_log  # re only: cheap
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from waza_ci.engine import Evaluation, EvaluationRequest, ModuleSettings
+    from waza_ci.engine import Evaluation, EvaluationRequest
+    from waza_ci.engine.modules import ModuleSettings
+    from waza_ci.gate.history_io import HistoryOptions
     from waza_ci.grading.run import Progress
     from waza_ci.report.model import SourceLinks
 
@@ -75,12 +77,19 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
 
     grading = None
     judge = None
+    if args.record and args.history is None:
+        raise InputError("--record appends to a history: name the file with --history FILE")
     if args.command == "grade":
         options = judge_options(args)
         if options.active:
             judge = judge_setup(options, os.environ)
         if args.shard and args.baseline:
             raise InputError("--baseline compares a whole grading; give it to `merge`, not --shard")
+        if args.shard and (args.history is not None or args.benchmark_json is not None):
+            raise InputError(
+                "--history and --benchmark-json take a whole grading; give them to `merge`, "
+                "not --shard (a sharded grading is recorded once, at the merge)"
+            )
         if args.shard is not None and args.output is None:
             raise InputError("--shard needs --output: the partial results file `merge` reads")
         grading = GradeRequest(
@@ -112,6 +121,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
         ),
         min_task_pass_rate=args.min_task_pass_rate,
         no_baseline_note=NO_BASELINE_NOTE,
+        history=_history_options(args),
         outputs=OutputRequest(
             output=args.output,
             summary=args.summary,
@@ -119,6 +129,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
             report_mode=ListMode(args.report),
             html=args.html,
             html_max_text_kib=args.html_max_text_kib,
+            benchmark_json=args.benchmark_json,
         ),
         repo_root=os.getcwd(),
         links=_source_links(os.environ),
@@ -128,12 +139,29 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
 def _module_settings(given: Path | None, env: Mapping[str, str]) -> ModuleSettings:
     """`ref:` graders: the cache as waza finds it, GitHub as the runner names it, and the token
     waza itself would use (GH_TOKEN, else GITHUB_TOKEN)."""
-    from waza_ci.engine import ModuleSettings, default_module_cache  # noqa: PLC0415
+    from waza_ci.engine.modules import ModuleSettings, default_module_cache  # noqa: PLC0415
 
     return ModuleSettings(
         cache_root=given or default_module_cache(env),
         api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
         token=env.get("GH_TOKEN") or env.get("GITHUB_TOKEN") or None,
+    )
+
+
+def _history_options(args: argparse.Namespace) -> HistoryOptions:
+    """The history flags, with where this grading runs (GitHub's variables, when set)."""
+    from waza_ci.gate.history_io import HistoryOptions, RunContext  # noqa: PLC0415
+    from waza_ci.github.environment import RunnerEnv  # noqa: PLC0415
+
+    if args.history is None:
+        return HistoryOptions()
+    runner = RunnerEnv.from_mapping(os.environ)
+    return HistoryOptions(
+        path=args.history,
+        record=args.record,
+        keep=args.history_keep,
+        window=args.history_window,
+        context=RunContext.of(runner),
     )
 
 

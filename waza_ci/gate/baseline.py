@@ -152,6 +152,8 @@ class TaskChange:
     """The verdict flipped or the pass rate moved, but not beyond noise (multi-trial)."""
     graders: tuple[GraderChange, ...] = ()
     """The task's graders whose verdict changed (newly failing, fixed, new, removed)."""
+    judged_by: str = "baseline"
+    """What the task was compared with: `baseline`, or `history` (its pooled records)."""
 
     @property
     def rate_changed(self) -> bool:
@@ -169,6 +171,11 @@ class BaselineComparison:
     tasks: tuple[TaskChange, ...]
     gate: GateReport
     """waza's gate over the same tasks (pass rates recomputed with min_task_pass_rate)."""
+    against: str = "the baseline"
+    """What judged, in words: the baseline, the history, or both (gate/history.py)."""
+    waza_rules: bool = True
+    """waza's pass-rate drop and task-set rules applied (False against a history alone, where
+    only golden tasks are checked: those rules compare two files)."""
 
     def _with(self, change: Change) -> tuple[TaskChange, ...]:
         return tuple(t for t in self.tasks if t.change is change)

@@ -183,6 +183,10 @@ class BaselineProblem(StrEnum):
     SHARES_NO_TASK = "shares-no-task"
     NONE_COMPARED = "none-compared"
     """Tasks are shared, but none has a graded run on both sides (every run errored)."""
+    NO_HISTORY = "no-history"
+    """A history alone was given, with no record of this eval (a first run, an evicted cache)."""
+    HISTORY_ANOTHER_EVAL = "history-another-eval"
+    """The history holds records of another eval only (gate/history.py)."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +198,8 @@ class BaselineUse:
     problem: BaselineProblem | None = None
     note: str | None = None
     another_eval: tuple[AnotherEval, ...] = ()
+    history_another_eval: tuple[AnotherEval, ...] = ()
+    """The history's evals, when it holds another eval's records only."""
 
 
 def use_baseline(

@@ -41,6 +41,8 @@ class RunnerEnv:
     run_attempt: str
     job: str
     actor: str
+    ref: str = ""
+    """GITHUB_REF: the branch or tag the run is for (`refs/heads/main`)."""
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> RunnerEnv:
@@ -55,6 +57,7 @@ class RunnerEnv:
             event=load_event(event_path),
             event_path=event_path,
             sha=env.get("GITHUB_SHA", ""),
+            ref=env.get("GITHUB_REF", ""),
             workspace=env.get("GITHUB_WORKSPACE", ""),
             output_path=_non_empty(env.get("GITHUB_OUTPUT")),
             summary_path=_non_empty(env.get("GITHUB_STEP_SUMMARY")),
@@ -63,6 +66,12 @@ class RunnerEnv:
             job=env.get("GITHUB_JOB", ""),
             actor=env.get("GITHUB_ACTOR", ""),
         )
+
+    @property
+    def default_branch(self) -> str:
+        """The repository's default branch as the event payload names it ("" when it does not)."""
+        branch = _lookup(self.event, "repository", "default_branch")
+        return branch if isinstance(branch, str) else ""
 
 
 def _non_empty(value: str | None) -> str | None:

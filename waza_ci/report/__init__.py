@@ -10,6 +10,8 @@ screen.py, details.py, markdown.py, md.py  the Markdown documents GitHub shows
 annotations.py  check-run annotations on the graders' YAML lines
 text.py        the terminal's first screen
 regressions.py, comment.py, gate.py  the baseline comparison, the PR comment, waza gate's formats
+trends.py      the history's trends as text: a Mermaid chart, sparklines (html/trends.py: SVG)
+benchmark.py   the figures in github-action-benchmark's customBiggerIsBetter JSON
 _text.py       text hygiene shared by the renderers (and github/'s last-moment guards)
 github_limits.py  GitHub's size limits, each number once
 """

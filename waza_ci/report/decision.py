@@ -80,6 +80,8 @@ _BASELINE_MISSING = {
     BaselineProblem.NONE_COMPARED: (
         "no task could be compared with the baseline (no graded run on one side)"
     ),
+    BaselineProblem.NO_HISTORY: "the history has no record of this eval, and no baseline was given",
+    BaselineProblem.HISTORY_ANOTHER_EVAL: ("the history is of another eval (both are named below)"),
 }
 _BASELINE_FIX = {
     BaselineProblem.ANOTHER_EVAL: (
@@ -91,6 +93,16 @@ _BASELINE_FIX = {
     BaselineProblem.NONE_COMPARED: (
         "regrade a baseline run whose runs did not error (run waza again on the default "
         "branch), or pass --allow-missing-baseline (the action: allow-missing-baseline: true)"
+    ),
+    BaselineProblem.NO_HISTORY: (
+        "record the history on the default branch first (--record, the action: "
+        "history-record: true) and restore it here, give a baseline too, or for the first run "
+        "pass --allow-missing-baseline (the action: allow-missing-baseline: true)"
+    ),
+    BaselineProblem.HISTORY_ANOTHER_EVAL: (
+        "name this eval's history (check the cache key and the file's path: one history per "
+        "eval, or one file the evals share); if the eval was renamed since, name its old name "
+        "with --renamed-from (the action: renamed-from)"
     ),
 }
 
@@ -258,7 +270,7 @@ def _gate_reasons(
         assert comparison is not None
         regressed = len(comparison.regressions)
         what = plural(regressed, "task") + " regressed" if regressed else "waza's gate failed"
-        line = f"the regression gate failed: {what} against the baseline"
+        line = f"the regression gate failed: {what} against {comparison.against}"
         return _GateReasons(
             [line if gating else f"{line} (not gating: fail-on {policy.fail_on})"], gating
         )

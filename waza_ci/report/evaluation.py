@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.gate.baseline_io import BaselineUse
 from waza_ci.gate.flaky import FlakyTask, flaky_of
+from waza_ci.gate.history import HistoryView
 from waza_ci.judge.spend import JudgeReport
 from waza_ci.policy import DEFAULT_POLICY, GatePolicy
 from waza_ci.report.build import build_report
@@ -30,6 +31,8 @@ class Evaluation:
     """What loading the spec (or the partials) found worth a warning."""
     shard_note: str = ""
     """A shard's heading for its reports ("" for a whole grading or a merge)."""
+    history: HistoryView | None = None
+    """What the history said (trends, flaky bands, which records judged), when one was given."""
 
     @classmethod
     def build(
@@ -37,6 +40,7 @@ class Evaluation:
         summary: GradeSummary,
         *,
         baseline: BaselineUse | None = None,
+        history: HistoryView | None = None,
         policy: GatePolicy = DEFAULT_POLICY,
         baseline_asked: bool = False,
         warnings: tuple[LoadWarning, ...] = (),
@@ -55,7 +59,10 @@ class Evaluation:
             policy=policy,
             baseline_asked=baseline_asked,
             baseline_problem=baseline.problem,
-            another_eval=tuple(AnotherEvalFile("baseline", f) for f in baseline.another_eval),
+            another_eval=(
+                *(AnotherEvalFile("baseline", f) for f in baseline.another_eval),
+                *(AnotherEvalFile("history", f) for f in baseline.history_another_eval),
+            ),
             repo_root=repo_root,
             links=links,
         )
@@ -69,6 +76,7 @@ class Evaluation:
             baseline_note=baseline.note,
             warnings=warnings,
             shard_note=shard_note,
+            history=history,
         )
 
     @property

@@ -22,6 +22,7 @@ from waza_ci.report.markdown import (
 )
 from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.screen import ListMode
+from waza_ci.report.trends import against, render_history_markdown, render_history_text
 
 SECTION_LIMIT = 131_072
 """The section's share of the job summary (whose limit is 1 MiB); rows past it are counted."""
@@ -74,7 +75,7 @@ def verdict_line(evaluation: Evaluation) -> str:
         f"task pass rate {c.gate.baseline_pass_rate * 100:.1f}% → "
         f"{c.gate.current_pass_rate * 100:.1f}%"
     )
-    return f"**Regression gate: {icon} {word}** — {counts}; {rates}"
+    return f"**Regression gate: {icon} {word}**{against(c)} — {counts}; {rates}"
 
 
 def _note(task: TaskChange, *, graders: bool = True) -> str:
@@ -83,6 +84,8 @@ def _note(task: TaskChange, *, graders: bool = True) -> str:
         notes.append("**regression**")
     if task.within_noise:
         notes.append("within noise")
+    if task.judged_by == "history":  # the Baseline column then holds the pooled history
+        notes.append("vs the history")
     if graders:
         notes.extend(f"{_cell(g.grader)} {g.change}" for g in task.graders)
     return "; ".join(notes)
@@ -151,6 +154,16 @@ def fit_table(rows: Sequence[str], budget: int, tail: str) -> str:
 
 def _gate_lines(comparison: BaselineComparison) -> list[str]:
     gate = comparison.gate
+    if not comparison.waza_rules:  # against a history alone: golden tasks only
+        lines = [
+            f"- golden tasks {gate.golden_total}, {len(gate.golden_failures)} failed"
+            + ("" if gate.golden_must_pass else " (not enforced)")
+            + "; waza's pass-rate drop and task-set rules need a baseline file"
+        ]
+        return lines + [
+            f"- ❌ golden task {_inline(g.test_id)} is {_inline(g.current_status)}"
+            for g in gate.golden_failures
+        ]
     lines = [
         f"- waza gate: `{gate.outcome}` — pass-rate drop {gate.regression_pct:.2f}pp "
         f"(limit {gate.max_regression_pct:g}pp), golden tasks {gate.golden_total}, "
@@ -168,18 +181,27 @@ def _gate_lines(comparison: BaselineComparison) -> list[str]:
 def render_regressions_markdown(evaluation: Evaluation, *, limit_bytes: int = SECTION_LIMIT) -> str:
     """The job-summary section; empty when there is neither a baseline question nor a flaky
     task to show."""
-    comparison, flaky = evaluation.comparison, evaluation.flaky
-    if comparison is None and evaluation.baseline_note is None and not flaky:
+    comparison, flaky, history = evaluation.comparison, evaluation.flaky, evaluation.history
+    if comparison is None and evaluation.baseline_note is None and not flaky and history is None:
         return ""
     parts: list[str] = []
     if comparison is not None or evaluation.baseline_note is not None:
         parts += [HEADING, "", verdict_line(evaluation), ""]
     if comparison is not None:
         files = ", ".join(_inline(f) for f in comparison.baseline_files)
-        parts += [f"- baseline: {files}", *_gate_lines(comparison), ""]
+        if comparison.against == "the baseline":
+            parts += [f"- baseline: {files}", *_gate_lines(comparison), ""]
+        else:
+            parts += [
+                f"- compared with {comparison.against}: {files}",
+                *_gate_lines(comparison),
+                "",
+            ]
         rows = table_rows(comparison, ())
         if rows:
             parts.append(fit_table(rows, limit_bytes // 2, "left out (summary size limit)"))
+    if history is not None:
+        parts += [render_history_markdown(history, comparison)]
     if flaky:
         parts += [FLAKY_HEADING, ""]
         parts.append(fit_table(table_rows(None, flaky), limit_bytes // 3, "left out"))
@@ -195,7 +217,8 @@ def render_regressions_text(evaluation: Evaluation) -> str:
     if comparison is not None and gate is not GateState.NO_BASELINE:
         c = comparison
         lines.append(
-            f"waza-ci: regression gate {'FAILED' if gate is GateState.FAIL else 'passed'}: "
+            f"waza-ci: regression gate {'FAILED' if gate is GateState.FAIL else 'passed'}"
+            f"{against(c)}: "
             f"{len(c.regressions)} regression(s), {len(c.fixed)} fixed, "
             f"{len(c.still_failing)} still failing, {len(c.within_noise)} within noise, "
             f"{len(c.new)} new, {len(c.removed)} removed, {len(c.not_compared)} not compared; "
@@ -205,13 +228,16 @@ def render_regressions_text(evaluation: Evaluation) -> str:
             mark = (
                 " REGRESSION" if task.regression else " (within noise)" if task.within_noise else ""
             )
+            versus = " (vs the history)" if task.judged_by == "history" else ""
             lines.append(
                 f"  {task.change}{mark}: {for_log(task.key)} "
-                f"{format_count(task.baseline)} -> {format_count(task.current)}"
+                f"{format_count(task.baseline)} -> {format_count(task.current)}{versus}"
             )
         lines += [f"  waza gate: {for_log(e)}" for e in (*c.gate.errors, *c.gate.warnings)]
     elif baseline_note is not None:
         lines.append(f"waza-ci: regression gate: no baseline: {for_log(baseline_note)}")
+    if evaluation.history is not None:
+        lines += render_history_text(evaluation.history, comparison)
     for f in evaluation.flaky:
         lines.append(
             f"  flaky: {for_log(f.key)} {format_count(f.count)}, "

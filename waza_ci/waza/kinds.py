@@ -13,4 +13,4 @@ missing interpreter, a wrong working directory) fails all alike."""
 
 WORKSPACE_KINDS = frozenset({"file", "diff"})
 """Kinds that read the agent's workspace by definition: a grading of a spec that has them needs
-the workspace named (`--workspace`), never the current folder by default (engine.py)."""
+the workspace named (`--workspace`), never the current folder by default (engine/)."""

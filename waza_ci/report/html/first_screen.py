@@ -31,6 +31,7 @@ from waza_ci.report.screen import (
     verdict_label,
     verdict_parts,
 )
+from waza_ci.report.trends import against
 
 FIRST_SCREEN_ROWS = 50
 """Failing graders listed on the first screen, as in the job summary; the table has all."""
@@ -214,7 +215,7 @@ def _baseline(comparison: BaselineComparison | None, note: str | None) -> list[s
     word = "fail" if c.failed else "pass"
     not_comparable = len(c.new) + len(c.removed)
     return [
-        f'<p class="gate">Regression gate: <b>{word}</b> — '
+        f'<p class="gate">Regression gate: <b>{word}</b>{esc(against(c))} — '
         f"{plural(len(c.regressions), 'regression')}, {len(c.fixed)} fixed, "
         f"{len(c.still_failing)} still failing, "
         f"{len(c.within_noise)} within noise, "
@@ -235,8 +236,11 @@ def _passing(report: Report) -> list[str]:
     return [f'<p class="passing"><b>Passing:</b> {items}{more}</p>']
 
 
-def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]]) -> str:
-    """The first screen's HTML; `meta` are (label, value) pairs: skill, model, commit, …"""
+def render_first_screen(
+    evaluation: Evaluation, meta: Sequence[tuple[str, str]], history: Sequence[str] = ()
+) -> str:
+    """The first screen's HTML; `meta` are (label, value) pairs: skill, model, commit, …;
+    `history` the history's blocks (html/trends.py), shown after the regression gate."""
     report = evaluation.model
     does, why = decision_words(evaluation)
     state = "pass" if evaluation.decision.passed else "fail"
@@ -261,6 +265,7 @@ def render_first_screen(evaluation: Evaluation, meta: Sequence[tuple[str, str]])
         *_failures(report),
         *_flips(report),
         *_baseline(evaluation.comparison, evaluation.baseline_note),
+        *history,
         *_passing(report),
     ]
     if warnings:

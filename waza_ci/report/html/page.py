@@ -25,6 +25,7 @@ from waza_ci.golang.json import HTML_UNSAFE
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.data import Bounds, build_page_data
 from waza_ci.report.html.first_screen import esc, render_first_screen
+from waza_ci.report.html.trends import history_section
 
 _JSON_ESCAPES = tuple((char, f"\\u{ord(char):04x}") for char in HTML_UNSAFE)
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -157,7 +158,7 @@ def render_html(evaluation: Evaluation, request: HtmlRequest) -> str:
     scrub = _scrubber(request.private_roots)
     script, style = asset("report.js"), asset("report.css")
     title = f"waza-ci: {evaluation.model.eval_name}"
-    first = render_first_screen(evaluation, _meta(evaluation, request))
+    first = render_first_screen(evaluation, _meta(evaluation, request), history_section(evaluation))
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n',
         '<meta http-equiv="Content-Security-Policy" content="',

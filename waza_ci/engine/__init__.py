@@ -9,7 +9,6 @@ directory come in the request, and what the shells show along the way goes to an
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 from collections.abc import Collection, Mapping, Sequence
@@ -19,9 +18,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from waza_ci.collector import paused as collector_paused
+from waza_ci.engine.modules import ModuleSettings, load_spec
+from waza_ci.engine.written import record_text, write_files
 from waza_ci.errors import InputError, few
 from waza_ci.files import MAX_RESULTS_BYTES
-from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, load_baseline, use_baseline
+from waza_ci.gate.baseline_io import (
+    BaselineProblem,
+    BaselineUse,
+    current_sides,
+    golden_flags,
+    load_baseline,
+    use_baseline,
+)
+from waza_ci.gate.history import HistoryQuestion, judge_with_history
+from waza_ci.gate.history_io import HistoryOptions, load_history
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.grading.assemble import RegradedFile, assemble, with_digest
 from waza_ci.grading.judging import judge_prompts
@@ -29,12 +39,11 @@ from waza_ci.grading.plan import GradingPlan, plan_grading
 from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancelled
 from waza_ci.judge.options import JudgeSetup
 from waza_ci.judge.spend import JudgeReport
-from waza_ci.outputs import OutputPlan, StreamWriter, plan_outputs, write_text_files
+from waza_ci.outputs import OutputPlan, plan_outputs
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
-from waza_ci.report.model import SourceLinks, report_json_text
-from waza_ci.report.regressions import render_job_summary
+from waza_ci.report.model import SourceLinks
 from waza_ci.report.screen import ListMode
 from waza_ci.sandbox.cancellation import cancel_on_signals
 from waza_ci.shard.plan import (
@@ -48,39 +57,17 @@ from waza_ci.shard.plan import (
 )
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.kinds import WORKSPACE_KINDS
-from waza_ci.waza.modules.ref import ModuleRef
-from waza_ci.waza.modules.resolve import FetchError, ModuleResolver
-from waza_ci.waza.results import ResultsFile, load_results_files, write_results
+from waza_ci.waza.results import ResultsFile, load_results_files
 from waza_ci.waza.scoring import GradeSummary
-from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
+from waza_ci.waza.spec import EvalSpec, LoadWarning
 
 if TYPE_CHECKING:
     from waza_ci.github.commands import WorkflowCommands
-    from waza_ci.github.contents import RepositoryFiles
     from waza_ci.github.environment import RunnerEnv
     from waza_ci.publish.options import PublishOptions
     from waza_ci.publish.step import StepResult
 
 __all__ = ["Evaluation", "RegradedFile", "load_results_files"]  # the engine's vocabulary
-
-
-@dataclass(frozen=True)
-class ModuleSettings:
-    """Where `ref:` graders come from: waza's module cache, then GitHub at the locked commit."""
-
-    cache_root: Path
-    api_url: str = "https://api.github.com"
-    token: str | None = field(default=None, repr=False)
-    """None or "": public modules only."""
-    deadline_s: float = 60.0
-    """All fetching of modules, retries included, ends by then (`api-timeout`)."""
-
-
-def default_module_cache(env: Mapping[str, str]) -> Path:
-    """Where waza keeps its module cache: $WAZA_MODULE_CACHE, else ~/.waza/cache."""
-    if env.get("WAZA_MODULE_CACHE"):
-        return Path(env["WAZA_MODULE_CACHE"])
-    return Path(env.get("HOME") or Path.home(), ".waza", "cache")
 
 
 @dataclass(frozen=True)
@@ -144,7 +131,7 @@ def prepare_grading(
     if request.workspace is not None:
         _existing_dir(Path(request.workspace), "--workspace")
     working_directory = _existing_dir(request.working_directory, "--working-directory")
-    spec = _load_spec(request, working_directory)
+    spec = load_spec(request.eval_path, request.modules, working_directory)
     results_files = tuple(load_results_files(request.results, request.max_results_bytes))
     plan = plan_grading(spec, results_files, request.task, renamed_from)
     given = request.workspace if request.workspace is not None else _default_workspace(plan)
@@ -162,51 +149,6 @@ def prepare_grading(
         progress=request.progress,
     )
     return PreparedGrading(spec, results_files, plan, setup, shard, request.judge)
-
-
-def _load_spec(request: GradeRequest, working_directory: Path) -> EvalSpec:
-    """The spec, its `ref:` graders resolved through waza.lock (a fetch only when the module
-    cache lacks a file; the GitHub session is opened then, and closed here)."""
-    settings = request.modules
-    if settings is None:
-        return load_eval(request.eval_path, working_directory=working_directory)
-    fetcher = _ModuleFetcher(settings)
-    modules = ModuleResolver(request.eval_path, settings.cache_root, fetcher)
-    try:
-        spec = load_eval(request.eval_path, working_directory=working_directory, modules=modules)
-    finally:
-        fetcher.close()
-    notes = tuple(LoadWarning(note, None) for note in modules.notes)
-    return replace(spec, warnings=(*spec.warnings, *notes)) if notes else spec
-
-
-class _ModuleFetcher:
-    """A module's file from GitHub's contents API; the client is made at the first fetch."""
-
-    def __init__(self, settings: ModuleSettings) -> None:
-        self._settings = settings
-        self._files: RepositoryFiles | None = None
-
-    def __call__(self, ref: ModuleRef, commit: str, path: str) -> bytes:
-        # GitHub's client (requests) is loaded only when the module cache lacks a file.
-        from waza_ci.github.contents import FileUnavailable, RepositoryFiles  # noqa: PLC0415
-        from waza_ci.github.http import GitHubSetupError  # noqa: PLC0415
-
-        settings = self._settings
-        try:
-            if self._files is None:
-                self._files = RepositoryFiles(
-                    settings.api_url, settings.token, deadline_s=settings.deadline_s
-                )
-            return self._files.file_at(ref.owner, ref.repo, commit, path)
-        except FileUnavailable as err:
-            raise FetchError(err.message, err.url) from None
-        except GitHubSetupError as err:
-            raise FetchError(str(err), settings.api_url) from None
-
-    def close(self) -> None:
-        if self._files is not None:
-            self._files.close()
 
 
 def _default_workspace(plan: GradingPlan) -> str:
@@ -338,6 +280,8 @@ class OutputRequest:
     """The self-contained HTML report (report/html)."""
     html_max_text_kib: int = DEFAULT_MAX_TEXT_KIB
     """The HTML report's size bound: the most one text keeps (see report/html/data.py)."""
+    benchmark_json: Path | None = None
+    """github-action-benchmark's `customBiggerIsBetter` list (report/benchmark.py)."""
 
 
 @dataclass(frozen=True)
@@ -356,6 +300,8 @@ class EvaluationRequest:
     no_baseline_note: str = "no baseline given: nothing to compare with (gate: no-baseline)"
     """The warning, in the shell's words, when the gate is asked for without a baseline."""
     outputs: OutputRequest = field(default_factory=OutputRequest)
+    history: HistoryOptions = field(default_factory=HistoryOptions)
+    """The history to judge against and, with `record`, to append this grading to."""
     repo_root: str = "."
     links: SourceLinks | None = None
     """Where the report links the graders' YAML lines (a commit on GitHub), if anywhere."""
@@ -392,6 +338,8 @@ def evaluate(request: EvaluationRequest, observer: Observer | None = None) -> Ev
 
 def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
     loaded = load_baseline(request.baseline)  # a malformed baseline: before any grader runs
+    path = request.history.path
+    history = load_history(path) if path is not None else None  # a broken line: before too
     gating = request.policy.fail_on is FailOn.REGRESSIONS
     graded, graded_files, plan = _grade_or_merge(request, observer)
     baseline = use_baseline(
@@ -403,13 +351,20 @@ def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
         renamed_from=request.policy.renamed_from,
         options=request.gate,
     )
-    if not request.baseline and gating:
+    if not request.baseline and gating and history is None:
         baseline = BaselineUse(problem=BaselineProblem.NOT_GIVEN, note=request.no_baseline_note)
+    sides = current_sides(graded.summary, golden_flags(graded_files))
+    view = None
+    if history is not None:
+        baseline, view = judge_with_history(
+            history, baseline, sides, _history_question(request, graded)
+        )
     evaluation = Evaluation.build(
         graded.summary,
         baseline=baseline,
+        history=view,
         policy=request.policy,
-        baseline_asked=bool(request.baseline) or gating,
+        baseline_asked=bool(request.baseline) or gating or history is not None,
         warnings=graded.warnings,
         shard_note=shard_note(request.grading.shard if request.grading else None),
         repo_root=request.repo_root,
@@ -418,8 +373,21 @@ def _evaluate(request: EvaluationRequest, observer: Observer) -> Evaluation:
     )
     observer.graded(evaluation)
     stop_if_cancelled()  # a signal after the last grader: still nothing written
-    _write_files(plan, graded, evaluation, request)
+    record = record_text(history, graded, sides, evaluation, request)
+    write_files(plan, graded, evaluation, request, record)
     return evaluation
+
+
+def _history_question(request: EvaluationRequest, graded: GradeReport) -> HistoryQuestion:
+    return HistoryQuestion(
+        expected=graded.eval_identity,
+        renamed_from=request.policy.renamed_from,
+        options=request.gate,
+        window=request.history.window,
+        default_branch=request.history.context.default_branch,
+        baseline_given=bool(request.baseline),
+        task_filter=graded.summary.task_filter,
+    )
 
 
 def _grade_or_merge(
@@ -440,6 +408,8 @@ def _grade_or_merge(
             partials,
             report_json=outputs.report_json,
             html=outputs.html,
+            benchmark_json=outputs.benchmark_json,
+            history=_recorded(request),
         )
         return report, tuple(r.source for r in report.regraded), plan
     prepared = prepare_grading(request.grading, renamed_from=request.policy.renamed_from)
@@ -450,6 +420,8 @@ def _grade_or_merge(
         [r.path for r in prepared.results_files],
         report_json=outputs.report_json,
         html=outputs.html,
+        benchmark_json=outputs.benchmark_json,
+        history=_recorded(request),
     )
     with cancel_on_signals():  # a cancelled job still removes every context directory
         with observer.grading():
@@ -458,54 +430,8 @@ def _grade_or_merge(
     return report, prepared.results_files, plan
 
 
-def _write_files(
-    plan: OutputPlan, graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest
-) -> None:
-    """The regraded results files, the Markdown report, the report JSON and the HTML report,
-    all or none."""
-    outputs = request.outputs
-    contents: dict[Path, str | StreamWriter] = {
-        plan.results[r.source.name]: functools.partial(write_results, r.raw)
-        for r in graded.regraded
-        if r.source.name in plan.results
-    }
-    if plan.summary is not None:
-        contents[plan.summary] = render_job_summary(evaluation, mode=outputs.report_mode)
-    if plan.report_json is not None:
-        contents[plan.report_json] = report_json_text(evaluation.model)
-    if plan.html is not None:
-        contents[plan.html] = _html_report(graded, evaluation, request)
-    if contents:
-        write_text_files(contents)
-
-
-def _html_report(graded: GradeReport, evaluation: Evaluation, request: EvaluationRequest) -> str:
-    from waza_ci.report.html.data import Bounds  # noqa: PLC0415 - only for --html
-    from waza_ci.report.html.page import HtmlRequest, render_html  # noqa: PLC0415
-
-    grading = request.grading
-    repo = Path(request.repo_root).resolve()
-    roots: list[str] = [str(repo), request.repo_root]
-    if grading is not None:
-        # Folders inside the checkout read as paths from its root (as a merge, which knows
-        # no workspace, writes them); those outside it are written `.` too.
-        workspace = Path(grading.workspace if grading.workspace is not None else ".")
-        places = (workspace.resolve(), grading.working_directory.resolve())
-        roots += [grading.temp_dir, *(str(p) for p in places if not p.is_relative_to(repo))]
-        # Folders the graders' environment names (HOME, RUNNER_TEMP, a virtualenv, …): a
-        # grader that prints one must not put this machine's layout into an artifact.
-        roots += [v for v in grading.grader_env.values() if _names_a_folder(v)]
-    html_request = HtmlRequest(
-        raw_files={r.source.name: r.raw for r in graded.regraded},
-        bounds=Bounds(request.outputs.html_max_text_kib),
-        commit=request.links.sha if request.links is not None else "",
-        private_roots=roots,
-    )
-    return render_html(evaluation, html_request)
-
-
-def _names_a_folder(value: str) -> bool:
-    return value.startswith("/") and ":" not in value and len(value) < 4096 and Path(value).is_dir()
+def _recorded(request: EvaluationRequest) -> Path | None:
+    return request.history.path if request.history.record else None
 
 
 def grade_and_publish(

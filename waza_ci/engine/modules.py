@@ -1,0 +1,81 @@
+"""`ref:` graders for the engine: where waza's module cache is, and the spec loaded with its
+refs resolved through waza.lock (GitHub's contents API asked only for what the cache lacks)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from waza_ci.waza.modules.ref import ModuleRef
+from waza_ci.waza.modules.resolve import FetchError, ModuleResolver
+from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
+
+if TYPE_CHECKING:
+    from waza_ci.github.contents import RepositoryFiles
+
+
+@dataclass(frozen=True)
+class ModuleSettings:
+    """Where `ref:` graders come from: waza's module cache, then GitHub at the locked commit."""
+
+    cache_root: Path
+    api_url: str = "https://api.github.com"
+    token: str | None = field(default=None, repr=False)
+    """None or "": public modules only."""
+    deadline_s: float = 60.0
+    """All fetching of modules, retries included, ends by then (`api-timeout`)."""
+
+
+def default_module_cache(env: Mapping[str, str]) -> Path:
+    """Where waza keeps its module cache: $WAZA_MODULE_CACHE, else ~/.waza/cache."""
+    if env.get("WAZA_MODULE_CACHE"):
+        return Path(env["WAZA_MODULE_CACHE"])
+    return Path(env.get("HOME") or Path.home(), ".waza", "cache")
+
+
+def load_spec(
+    eval_path: Path, settings: ModuleSettings | None, working_directory: Path
+) -> EvalSpec:
+    """The spec, its `ref:` graders resolved through waza.lock (a fetch only when the module
+    cache lacks a file; the GitHub session is opened then, and closed here)."""
+    if settings is None:
+        return load_eval(eval_path, working_directory=working_directory)
+    fetcher = _ModuleFetcher(settings)
+    modules = ModuleResolver(eval_path, settings.cache_root, fetcher)
+    try:
+        spec = load_eval(eval_path, working_directory=working_directory, modules=modules)
+    finally:
+        fetcher.close()
+    notes = tuple(LoadWarning(note, None) for note in modules.notes)
+    return replace(spec, warnings=(*spec.warnings, *notes)) if notes else spec
+
+
+class _ModuleFetcher:
+    """A module's file from GitHub's contents API; the client is made at the first fetch."""
+
+    def __init__(self, settings: ModuleSettings) -> None:
+        self._settings = settings
+        self._files: RepositoryFiles | None = None
+
+    def __call__(self, ref: ModuleRef, commit: str, path: str) -> bytes:
+        # GitHub's client (requests) is loaded only when the module cache lacks a file.
+        from waza_ci.github.contents import FileUnavailable, RepositoryFiles  # noqa: PLC0415
+        from waza_ci.github.http import GitHubSetupError  # noqa: PLC0415
+
+        settings = self._settings
+        try:
+            if self._files is None:
+                self._files = RepositoryFiles(
+                    settings.api_url, settings.token, deadline_s=settings.deadline_s
+                )
+            return self._files.file_at(ref.owner, ref.repo, commit, path)
+        except FileUnavailable as err:
+            raise FetchError(err.message, err.url) from None
+        except GitHubSetupError as err:
+            raise FetchError(str(err), settings.api_url) from None
+
+    def close(self) -> None:
+        if self._files is not None:
+            self._files.close()
