@@ -25,8 +25,9 @@ from waza_ci.files import (
     RESULTS_LIMIT_HINT,
     identity,
     open_regular_file,
-    read_regular_text,
+    read_regular_file,
 )
+from waza_ci.waza.broken_json import decode_json_bytes, json_syntax_error
 from waza_ci.golang.json import dumps_go_json, map_json, write_go_json
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.jsonstream import parse_streamed
@@ -133,9 +134,11 @@ def load_results(
 
 
 def _parse_whole(path: Path, max_bytes: int) -> tuple[Any, bool]:
-    text = read_regular_text(
+    data = read_regular_file(
         path, what="results file", max_bytes=max_bytes, hint=RESULTS_LIMIT_HINT
     )
+    text = decode_json_bytes(data, path)  # an empty, compressed or UTF-16 file says so
+    del data
     return _parse_json(text, path), bool(_LONE_SURROGATE_ESCAPE.search(text))
 
 
@@ -162,15 +165,7 @@ def _parse_json(text: str, path: Path) -> Any:
     try:
         raw = json.loads(text, parse_float=number, parse_constant=not_finite)
     except json.JSONDecodeError as err:
-        if _looks_like_yaml(path, text):
-            raise InputError(
-                "this is YAML (an eval spec or a task file?), not a waza results file: give "
-                "the eval spec as EVAL_YAML and `waza run --output` files with --results",
-                Location(str(path)),
-            ) from None
-        raise InputError(
-            f"invalid JSON: {err.msg} (column {err.colno})", Location(str(path), line=err.lineno)
-        ) from None
+        raise json_syntax_error(text, err, path) from None
     except ValueError as err:  # an integer of more digits than Python converts
         raise InputError(f"invalid JSON: {_one_line(str(err))}", Location(str(path))) from None
     except RecursionError:
@@ -278,11 +273,3 @@ def write_results(raw: Mapping[str, Any], stream: BinaryIO) -> None:
 def dump_json(value: Any) -> str:
     """Serialize any JSON value in the same Go-compatible form (used for GradeOutcome)."""
     return dumps_go_json(value)
-
-
-def _looks_like_yaml(path: Path, text: str) -> bool:
-    """A file that is not JSON but named or written like YAML (`key:` at the start)."""
-    first = next(
-        (line for line in text.splitlines() if line.strip() and not line.startswith("#")), ""
-    )
-    return path.suffix in (".yaml", ".yml") or bool(re.match(r"[A-Za-z_][\w-]*:", first))
