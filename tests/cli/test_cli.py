@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import gzip
 import json
 import os
 import pty
@@ -791,7 +793,12 @@ BAD_INPUTS = {
     "missing eval": ("eval", None, "eval spec not found"),
     "bad yaml": ("eval", "name: x\ntasks: [\n", "invalid YAML"),
     "missing results": ("results", None, "results file not found"),
-    "bad json": ("results", '{"tasks": [', "invalid JSON"),
+    "bad json": ("results", '{"tasks": [,]}', "invalid JSON"),
+    "truncated json": (
+        "results",
+        '{"tasks": [',
+        "this results file is truncated: it ends at line 1",
+    ),
     "schema major 2": (
         "results",
         '{"schemaVersion": "2.0", "tasks": []}',
@@ -843,6 +850,47 @@ def _assert_usage_error(grade_project: Any, project: Project, expected: str, whe
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
     assert not out.exists() and not summary.exists()
+
+
+BROKEN_FILES = {
+    "empty": (b"", "this results file is empty (0 bytes)"),
+    "gzip": (gzip.compress(b'{"tasks": []}'), "this is a gzip file (compressed), not JSON"),
+    "utf-16": (codecs.BOM_UTF16_LE + '{"tasks": []}'.encode("utf-16-le"), "this file is UTF-16"),
+    "utf-8 bom": (
+        codecs.BOM_UTF8 + b'{"tasks": []}',
+        "this results file starts with a UTF-8 byte-order mark",
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["results", "baseline"])
+@pytest.mark.parametrize("case", sorted(BROKEN_FILES))
+def test_a_broken_results_or_baseline_file_says_what_it_is(
+    case: str, which: str, project: Project, grade_project: Any
+) -> None:
+    data, expected = BROKEN_FILES[case]
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    broken = project.root / "broken.json"
+    broken.write_bytes(data)
+    out = project.root / "out.json"
+    if which == "results":
+        args = ["grade", str(project.eval_path), "--results", str(broken)]
+    else:
+        args = [*project.grade_args(), "--baseline", str(broken), "--fail-on", "regressions"]
+    result = run_cli_process([*args, "--output", str(out)], cwd=project.root)
+    assert result.code == 2, result.stderr
+    assert result.stderr.startswith(f"waza-ci: error: {broken}: {expected}"), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not out.exists()
+    gate = run_cli_process(
+        ["gate", "--baseline", str(broken), "--current", str(project.results_path)],
+        cwd=project.root,
+    )
+    assert gate.code == 3, gate.stderr  # waza gate's configuration error
+    assert f"waza-ci gate: error: loading baseline: {broken}: {expected}" in gate.stderr
 
 
 @pytest.mark.slow

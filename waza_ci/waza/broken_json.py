@@ -34,10 +34,7 @@ _SAMPLE_BYTES = 4096
 """How much of the file's start is enough to recognise it."""
 _SHOWN_CHARS = 40
 
-FIX_REWRITE = (
-    "write it again with `waza run --output FILE`, or download the artifact again (check "
-    "that the step that uploaded it finished)"
-)
+FIX_REWRITE = "write it again with `waza run --output FILE`, or download the artifact again"
 FIX_UTF16 = (
     "waza writes and reads UTF-8 only; convert it (`iconv -f UTF-16 -t UTF-8 IN > OUT`, or in "
     "PowerShell 7 `Get-Content IN | Set-Content -Encoding utf8NoBOM OUT`), or let `waza run "
@@ -140,6 +137,13 @@ def json_syntax_error(text: str, err: json.JSONDecodeError, path: Path) -> Input
     end = len(text.rstrip())
     if err.msg.startswith("Unterminated string") or err.pos >= end:
         return _truncated(text, path, in_string=err.msg.startswith("Unterminated string"))
+    if err.msg == "Extra data":
+        return InputError(
+            f"this results file holds more than one JSON document: another starts at line "
+            f"{err.lineno:,}, column {err.colno:,} (two runs written into one file, or JSON "
+            f"Lines?): keep one `waza run --output` file per path",
+            Location(str(path), line=err.lineno),
+        )
     start = len(text) - len(text.lstrip())
     if err.pos == start and err.msg == "Expecting value":
         return _not_json(text, path)
@@ -169,8 +173,8 @@ def _truncated(text: str, path: Path, *, in_string: bool) -> InputError:
     still_open = f"with {depth} {'object or list' if depth == 1 else 'objects or lists'} still open"
     return InputError(
         f"this results file is truncated: it ends at line {lines:,}, column {column:,} "
-        f"({len(body.encode('utf-8')):,} bytes), {inside}{still_open}, before its JSON does: the "
-        f"download or copy was cut short, or `waza run` stopped while writing; {FIX_REWRITE}",
+        f"({len(body.encode('utf-8')):,} bytes), {inside}{still_open}, before its JSON does "
+        f"(a download or copy cut short, or `waza run` stopped while writing): {FIX_REWRITE}",
         Location(str(path), line=lines),
     )
 
@@ -203,7 +207,7 @@ def _yaml_key(text: str) -> bool:
 def _shown(text: str) -> str:
     """The start of the text, one line, every character that is not printable escaped: safe to
     print in a log, an annotation or a summary."""
-    head = text[:_SHOWN_CHARS]
+    head = text[:_SHOWN_CHARS].rstrip()
     escaped = "".join(c if c.isprintable() else repr(c)[1:-1] for c in head)
     more = "…" if len(text) > _SHOWN_CHARS else ""
     escaped = escaped.replace("`", "'")  # the quotes around it stay the only backticks
