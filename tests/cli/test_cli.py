@@ -31,6 +31,7 @@ from tests.conftest import (
     run_cli_process,
     shared_files,
 )
+from waza_ci.report.md import trusted
 
 RECORDER = """\
 import json, os, stat, sys
@@ -891,6 +892,39 @@ def test_a_broken_results_or_baseline_file_says_what_it_is(
     )
     assert gate.code == 3, gate.stderr  # waza gate's configuration error
     assert f"waza-ci gate: error: loading baseline: {broken}: {expected}" in gate.stderr
+
+
+SCRIPTS_THAT_CANNOT_START = {
+    "crlf": (b"#!/bin/sh\r\nexit 0\r\n", "no such file or directory", "convert line endings to LF"),
+    "no #! line": (b"echo ok\nexit 0\n", "exec format error", "add a #! line"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fail_on", ["failures", "errors", "regressions"])
+@pytest.mark.parametrize("case", sorted(SCRIPTS_THAT_CANNOT_START))
+def test_a_grader_script_that_cannot_start_says_why(
+    case: str, fail_on: str, project: Project, grade_project: Any
+) -> None:
+    body, errno_text, hint = SCRIPTS_THAT_CANNOT_START[case]
+    script = project.root / "graders" / "check.sh"
+    script.parent.mkdir()
+    script.write_bytes(body)
+    script.chmod(0o755)
+    project.write_eval(
+        "- type: program\n  name: check\n  config:\n    command: ./graders/check.sh\n"
+    )
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    summary = project.root / "summary.md"
+    baseline = ["--baseline", str(project.results_path)] if fail_on == "regressions" else []
+    result = grade_project("--fail-on", fail_on, *baseline, "--summary", str(summary))
+    assert result.code == 3, result.stderr
+    # waza's own words stay the reason; the hint says what the script's file shows.
+    assert f"fork/exec ./graders/check.sh: {errno_text}" in result.stderr
+    assert f"likely fix: {hint}" in result.stderr.splitlines()[1]
+    assert "check the grader's command" not in result.stderr
+    assert f"**What to do:** {trusted(hint)}" in summary.read_text()
 
 
 @pytest.mark.slow

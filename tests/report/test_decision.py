@@ -45,11 +45,14 @@ from waza_ci.report.reasons import (
     HINT_MISSING_MODULE,
     HINT_NO_DIR,
     HINT_NOT_FOUND,
+    HINT_NOT_STARTED,
     HINT_PERMISSION,
+    START_HINTS,
     reason_for,
 )
 from waza_ci.report.screen import verdict_line
 from waza_ci.report.text import render_text
+from waza_ci.sandbox.startcheck import StartProblem
 from waza_ci.waza.identity import AnotherEval, EvalIdentity
 from waza_ci.waza.scoring import Diagnosis, GradeSummary, Problem
 from waza_ci.waza.scoring import Verdict as Graded
@@ -401,12 +404,11 @@ def test_a_gate_that_fails_outside_fail_on_regressions_is_named_as_not_gating() 
 # --- reasons.py: what is the setup's ---------------------------------------------------------
 
 
-def _not_started(exit_error: str) -> Graded:
-    return verdict(
-        "g",
-        error=f"Program exited with error: {exit_error}",
-        diagnosis=Diagnosis(exit_error=exit_error, problem=Problem.NOT_STARTED),
+def _not_started(exit_error: str, start_problem: StartProblem | None = None) -> Graded:
+    diagnosis = Diagnosis(
+        exit_error=exit_error, problem=Problem.NOT_STARTED, start_problem=start_problem
     )
+    return verdict("g", error=f"Program exited with error: {exit_error}", diagnosis=diagnosis)
 
 
 SETUP_REASONS = [
@@ -424,6 +426,40 @@ SETUP_REASONS = [
         "not executable: graders/check.sh",
         HINT_PERMISSION,
         id="permission",
+    ),
+    # waza's text stays the reason; what the script's file showed chooses the hint.
+    pytest.param(
+        _not_started(
+            "fork/exec ./graders/check.sh: no such file or directory",
+            StartProblem.CRLF_LINE_ENDINGS,
+        ),
+        "fork/exec ./graders/check.sh: no such file or directory",
+        START_HINTS[StartProblem.CRLF_LINE_ENDINGS],
+        id="crlf",
+    ),
+    pytest.param(
+        _not_started("fork/exec ./g.sh: exec format error", StartProblem.NO_INTERPRETER_LINE),
+        "fork/exec ./g.sh: exec format error",
+        START_HINTS[StartProblem.NO_INTERPRETER_LINE],
+        id="no-interpreter-line",
+    ),
+    pytest.param(
+        _not_started("fork/exec ./g.py: no such file or directory", "missing-interpreter"),
+        "fork/exec ./g.py: no such file or directory",
+        START_HINTS[StartProblem.MISSING_INTERPRETER],
+        id="missing-interpreter",
+    ),
+    pytest.param(
+        _not_started("fork/exec /mnt/g.sh: permission denied", StartProblem.NOEXEC_MOUNT),
+        "fork/exec /mnt/g.sh: permission denied",
+        START_HINTS[StartProblem.NOEXEC_MOUNT],
+        id="noexec",
+    ),
+    pytest.param(
+        _not_started("fork/exec ./g.sh: exec format error", "from-a-later-version"),
+        "fork/exec ./g.sh: exec format error",
+        HINT_NOT_STARTED,
+        id="unknown-start-problem",
     ),
     pytest.param(
         failed("g", "python3: can't open file '/repo/graders/g.py': [Errno 2] No such file"),

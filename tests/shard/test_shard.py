@@ -90,6 +90,8 @@ def build_suite(project: Project) -> Project:
             extra.append(("fails", "false", []))
         if task_id == "t05":
             extra.append(("missing", "waza-ci-no-such-grader-command", []))
+            # Cannot start either, and its file says why: the hint survives the merge.
+            extra.append(("crlf", "./graders/crlf.sh", []))
         if task_id == "t07":  # a grader error whose report carries a note (the timeout)
             project.write_task(task_id, graders_yaml(("slow", "sleep", ["5"]), timeout=1))
             continue
@@ -107,6 +109,10 @@ def build_suite(project: Project) -> Project:
             project.write_task(task_id, "", extra="expected:\n  output_contains: [first]\n")
             continue
         project.write_task(task_id, graders_yaml(*extra, weight=2) if extra else "")
+    crlf = project.root / "graders" / "crlf.sh"
+    crlf.parent.mkdir(exist_ok=True)
+    crlf.write_bytes(b"#!/bin/sh\r\nexit 0\r\n")
+    crlf.chmod(0o755)
     project.write_results(results_doc([t for t in TASKS if t != MISSING_FROM_RESULTS]))
     return project
 
@@ -149,6 +155,8 @@ def test_merged_shards_are_identical_to_unsharded_grading(suite: Project, count:
     whole = grade(suite, "--output", "whole.json", "--summary", "whole.md")
     assert whole.code == 3, whole.stderr  # t05's grader cannot start, t07's times out
     assert "timed out after 1 s" in whole.stderr
+    assert "fork/exec ./graders/crlf.sh: no such file or directory" in whole.stderr
+    assert "-> convert line endings to LF" in whole.stderr
     # What only the section carries survives the merge: a flip, an unjudged judge, kinds.
     whole_summary = (suite.root / "whole.md").read_text()
     assert "### Changed since the run" in whole_summary and "passed → failed" in whole_summary
@@ -382,6 +390,9 @@ def test_weights_file_keeps_the_merge_identical_and_moves_slow_tasks(suite: Proj
             run["validations"] = {
                 "ok": {"type": "program", "duration_ms": 60_000 if slow else 5, "passed": True}
             }
+            if task["test_id"] == "t05":  # a grader that fails at once; unrecorded, it would
+                # weigh the mean of all, t00's minute included
+                run["validations"]["crlf"] = {"type": "program", "duration_ms": 5, "passed": False}
     weights = suite.write_results(previous, "previous.json")
     partials = grade_in_shards(suite, 2, "weighted", "--shard-weights", str(weights))
     sections = [json.loads(p.read_text())["waza_ci"] for p in partials]

@@ -10,10 +10,12 @@ Reasons are untrusted text (they quote the grader); hints are our own fixed sent
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from waza_ci.report._text import ELLIPSIS, one_line, shorten
 from waza_ci.report.telling import telling_line
+from waza_ci.sandbox.startcheck import StartProblem
 from waza_ci.waza.scoring import (
     Diagnosis,
     Problem,
@@ -48,6 +50,28 @@ HINT_NOT_FOUND = (
 HINT_NO_DIR = "set working-directory to a folder that exists in the checkout"
 HINT_PERMISSION = "make the file executable (chmod +x), or run it through its interpreter"
 HINT_NOT_STARTED = "check the grader's command and the job's environment"
+# What the program's own file showed of a failed start (sandbox/startcheck.py); waza's error
+# text ("fork/exec ./check.sh: no such file or directory") stays the reason.
+START_HINTS: Mapping[str, str] = {
+    StartProblem.CRLF_LINE_ENDINGS: (
+        "convert line endings to LF: the script has Windows line endings (CRLF), so its #! "
+        "line names an interpreter ending in \\r, which does not exist (`dos2unix FILE`, or "
+        "`sed -i 's/\\r$//' FILE`; `*.sh text eol=lf` in .gitattributes keeps them LF)"
+    ),
+    StartProblem.NO_INTERPRETER_LINE: (
+        "add a #! line: the script has none, so it cannot be run as a command (`#!/bin/sh` or "
+        "`#!/usr/bin/env python3` as its first line), or make its interpreter the command"
+    ),
+    StartProblem.MISSING_INTERPRETER: (
+        "install the interpreter the script's #! line names, or name it through PATH "
+        "(`#!/usr/bin/env python3`): it is not in the job"
+    ),
+    StartProblem.NOEXEC_MOUNT: (
+        "run the script through its interpreter (command `sh`, the script as its argument), "
+        "or move it: its file system is mounted noexec, so it cannot be executed though its "
+        "mode allows it"
+    ),
+}
 HINT_TIMEOUT = (
     "make the grader faster, or raise its config.timeout (or graders.programTimeout in .waza.yaml)"
 )
@@ -105,15 +129,18 @@ def _problem_reason(verdict: Verdict, diagnosis: Diagnosis) -> Reason:
         source = diagnosis.timeout_source or "waza's default"
         return Reason(f"timed out after {limit} (limit from {source})", HINT_TIMEOUT)
     if diagnosis.problem == Problem.NOT_STARTED:
-        return _not_started(diagnosis.exit_error or "")
+        return _not_started(diagnosis.exit_error or "", diagnosis.start_problem)
     if diagnosis.problem == Problem.CANCELLED:
         return Reason("cancelled before it finished", HINT_CANCELLED)
     return Reason(_short(verdict.error or "grading-context error"), HINT_CLEANUP)
 
 
-def _not_started(exit_error: str) -> Reason:
+def _not_started(exit_error: str, start_problem: str | None) -> Reason:
     """A program that never ran: always the setup."""
     text = one_line(exit_error)
+    start_hint = START_HINTS.get(start_problem or "")
+    if start_hint is not None:
+        return Reason(_short_keeping_tail(text), start_hint, True)
     match = _COMMAND_NOT_FOUND.match(text)
     if match:
         return Reason(f"command not found: {match['name']}", HINT_NOT_FOUND, True)

@@ -11,5 +11,6 @@ orphans.py       escaped grandchildren: adopted, killed and reaped
 cancellation.py  SIGINT/SIGTERM while grading: stop every program now
 signals.py       SIGINT/SIGTERM outside grading: one line, exit 130/143
 goexec.py        Go's os/exec lookup, with its error texts
+startcheck.py    why a program could not start, from its file (CRLF, no #! line, noexec)
 isolation.py     secrets out of our own environment, and out of the graders'
 """

@@ -13,10 +13,16 @@ from collections.abc import Mapping, Sequence
 
 from waza_ci.golang.os import go_errno_text
 from waza_ci.golang.strconv import go_quote
+from waza_ci.sandbox.startcheck import StartProblem
 
 
 class CannotStart(Exception):
-    """The program was not started; the message is Go's error text for the reason."""
+    """The program was not started; the message is Go's error text for the reason, and
+    `problem` what the program's file shows about it (startcheck.py), when it shows more."""
+
+    def __init__(self, message: str, problem: StartProblem | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 def resolve_executable(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> str:

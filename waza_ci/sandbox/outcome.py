@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from waza_ci.sandbox.startcheck import StartProblem
+
 DEFAULT_OUTPUT_CAP_BYTES = 1024 * 1024  # per stream
 
 
@@ -31,6 +33,8 @@ class ProgramOutcome:
     stderr_dropped_lines: int = 0
     cancelled: bool = False
     """Stopped (or never started) because `cancel_all` was called, e.g. on SIGTERM."""
+    start_problem: StartProblem | None = None
+    """Not started, and the program's file shows why (CRLF line endings, no `#!` line, …)."""
 
     @property
     def passed(self) -> bool:

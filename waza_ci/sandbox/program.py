@@ -30,6 +30,7 @@ from waza_ci.sandbox.capture import OutputCapture
 from waza_ci.sandbox.goexec import CannotStart, check_working_directory, resolve_executable
 from waza_ci.sandbox.groupguard import GUARD
 from waza_ci.sandbox.outcome import DEFAULT_OUTPUT_CAP_BYTES, ProgramOutcome
+from waza_ci.sandbox.startcheck import StartProblem, diagnose_start
 
 PIPE_GRACE_S = 1.0
 """How long to keep reading after the program exited and its group was killed.
@@ -103,7 +104,9 @@ def run_program(
         check_working_directory(cwd)
         process = _start(argv, executable, env=env, cwd=cwd)
     except CannotStart as reason:
-        return _not_started(str(reason), started_at, timeout_s, output_cap_bytes)
+        return _not_started(
+            str(reason), started_at, timeout_s, output_cap_bytes, start_problem=reason.problem
+        )
     stdout = OutputCapture(output_cap_bytes)
     stderr = OutputCapture(output_cap_bytes)
     supervisor = _Supervisor(
@@ -135,6 +138,7 @@ def _not_started(
     output_cap_bytes: int,
     *,
     cancelled: bool = False,
+    start_problem: StartProblem | None = None,
 ) -> ProgramOutcome:
     """The outcome of a program that never ran: no output, the reason as its exit error."""
     return ProgramOutcome(
@@ -149,6 +153,7 @@ def _not_started(
         timeout_s=timeout_s,
         output_cap_bytes=output_cap_bytes,
         cancelled=cancelled,
+        start_problem=start_problem,
     )
 
 
@@ -172,7 +177,8 @@ def _start(
             bufsize=0,
         )
     except OSError as error:
-        raise CannotStart(f"fork/exec {executable}: {go_errno_text(error)}") from error
+        problem = diagnose_start(executable, cwd, error.errno)  # read only now it failed
+        raise CannotStart(f"fork/exec {executable}: {go_errno_text(error)}", problem) from error
     except ValueError as error:
         # An embedded NUL byte in an argument or variable: Go's exec fails with EINVAL.
         raise CannotStart(f"fork/exec {executable}: invalid argument") from error

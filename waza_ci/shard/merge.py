@@ -359,6 +359,7 @@ def _diagnosis(saved: SavedVerdict, extra: VerdictModel | None) -> Diagnosis:
         problem=Problem(extra.problem) if extra and extra.problem else None,
         timeout_s=extra.timeout_s if extra else None,
         timeout_source=extra.timeout_source if extra else "",
+        start_problem=extra.start_problem if extra else None,
     )
 
 

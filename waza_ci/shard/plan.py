@@ -385,6 +385,7 @@ def _problem(verdict: Verdict) -> dict[str, Any]:
         "problem": diagnosis.problem,
         "timeout_s": diagnosis.timeout_s,
         "timeout_source": diagnosis.timeout_source,
+        "start_problem": diagnosis.start_problem,
     }
 
 

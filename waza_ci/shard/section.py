@@ -54,6 +54,9 @@ class VerdictModel(SectionModel):
     """A `Problem`'s value (the section is strict JSON: an enum is checked as its text)."""
     timeout_s: float | None = None
     timeout_source: str = ""
+    start_problem: str | None = None
+    """What the program's file showed of a failed start (an unknown value gets the generic
+    hint)."""
     saved_passed: bool | None = None
     saved_score: float | None = None
 

@@ -68,6 +68,9 @@ class Diagnosis:
     timeout_s: float | None = None
     timeout_source: str = ""
     """Where the limit came from: `config.timeout at eval.yaml:12`, `.waza.yaml`, the default."""
+    start_problem: str | None = None
+    """Not started, and the program's file shows why: a `StartProblem` value of the sandbox
+    (`crlf-line-endings`, `no-interpreter-line`, …) that chooses the report's hint."""
 
 
 @dataclass(slots=True)

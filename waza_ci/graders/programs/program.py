@@ -106,6 +106,7 @@ def outcome_diagnosis(
         problem=problem,
         timeout_s=outcome.timeout_s,
         timeout_source=timeout_source,
+        start_problem=outcome.start_problem,
     )
 
 
