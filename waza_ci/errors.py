@@ -7,6 +7,7 @@ their `exit_code`. Anything else escaping is a bug and keeps its traceback.
 from __future__ import annotations
 
 import difflib
+import re
 import signal
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -42,6 +43,24 @@ def did_you_mean(word: str, names: Iterable[str]) -> str:
     """` (did you mean 'program'?)` when one name is close to `word`, else ""."""
     close = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+WINDOWS_PATH_HINT = (
+    "this is a Windows path: use forward slashes (graders/check.py, not graders\\check.py) "
+    "and a path relative to the checkout; on Linux a backslash is part of a file's name and "
+    "a drive letter (C:) names nothing"
+)
+
+# A drive letter (`C:\\`, `C:/`) at the start or after a quote or space, or a backslash between
+# two characters of a file name (`graders\\check.py`, `tasks\\*.yaml`; Go and Python quote it
+# doubled): how a path typed on Windows looks in a message or a path.
+_WINDOWS_PATH = re.compile(r"""(?:^|[\s'"`(=])[A-Za-z]:[\\/]|[\w.*?-]\\+[\w.*?-]""")
+
+
+def windows_path(text: str) -> bool:
+    """Whether `text` (a path, or a message quoting one) holds a Windows-style path; for a path
+    that was not found, `WINDOWS_PATH_HINT` is then the fix, not a working directory."""
+    return bool(_WINDOWS_PATH.search(text))
 
 
 @dataclass(frozen=True)

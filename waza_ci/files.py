@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from waza_ci.errors import InputError, Location
+from waza_ci.errors import WINDOWS_PATH_HINT, InputError, Location, windows_path
 
 MIB = 1024 * 1024
 # YAML specs are hand-written: 16 MiB is far beyond any real one, and bounds the parser's work.
@@ -127,7 +127,7 @@ def _open_problem(path: Path, what: str, err: OSError) -> str:
         except OSError:
             pass
     if err.errno == errno.ENOENT:
-        return f"{what} not found"
+        return f"{what} not found" + (f"; {WINDOWS_PATH_HINT}" if windows_path(str(path)) else "")
     if err.errno == errno.ELOOP:
         return f"cannot read {what}: a symlink loop"
     return f"cannot read {what}: {err.strerror or err}"

@@ -31,6 +31,7 @@ from tests.conftest import (
     run_cli_process,
     shared_files,
 )
+from waza_ci.errors import WINDOWS_PATH_HINT
 from waza_ci.report.md import trusted
 
 RECORDER = """\
@@ -925,6 +926,49 @@ def test_a_grader_script_that_cannot_start_says_why(
     assert f"likely fix: {hint}" in result.stderr.splitlines()[1]
     assert "check the grader's command" not in result.stderr
     assert f"**What to do:** {trusted(hint)}" in summary.read_text()
+
+
+WINDOWS_PATHS = {
+    # what is typed: (the arguments it changes, the exit code)
+    "results": (["--results", "C:\\work\\results.json"], 2),
+    "results glob": (["--results", "out\\*.json"], 2),
+    "workspace": (["--workspace", "evals\\workspace"], 2),
+    "working-directory": (["--working-directory", ".\\evals"], 2),
+    "baseline": (["--baseline", "C:\\base\\results.json", "--fail-on", "regressions"], 1),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(WINDOWS_PATHS))
+def test_a_windows_path_gets_the_slashes_as_its_fix(
+    case: str, project: Project, grade_project: Any
+) -> None:
+    changed, code = WINDOWS_PATHS[case]
+    project.write_eval(script_grader(project, "passes", "print('fine')\n"))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project(*changed)
+    assert result.code == code, result.stderr
+    assert WINDOWS_PATH_HINT in result.stderr
+    assert "set working-directory" not in result.stderr
+
+
+@pytest.mark.slow
+def test_a_windows_path_in_a_grader_or_a_tasks_glob_gets_the_slashes_as_its_fix(
+    project: Project, grade_project: Any
+) -> None:
+    script = project.write_grader("check.py", "print('fine')\n").replace("/", "\\")
+    project.write_eval(project.program_grader("check", script), tasks_glob="tasks\\*.yaml")
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    result = grade_project()
+    assert result.code == 2, result.stderr  # no task file found: nothing to grade
+    assert f"matched no file in {str(project.root)!r} ({WINDOWS_PATH_HINT})" in result.stderr
+    project.write_eval(project.program_grader("check", script))
+    result = grade_project()
+    assert result.code == 3, result.stderr
+    assert f"likely fix: {WINDOWS_PATH_HINT}" in result.stderr
+    assert "set working-directory" not in result.stderr
 
 
 @pytest.mark.slow

@@ -30,7 +30,7 @@ from tests.report.factories import (
     timed_out,
     verdict,
 )
-from waza_ci.errors import Location
+from waza_ci.errors import WINDOWS_PATH_HINT, Location
 from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, current_sides
 from waza_ci.policy import FailOn, GatePolicy
@@ -404,7 +404,7 @@ def test_a_gate_that_fails_outside_fail_on_regressions_is_named_as_not_gating() 
 # --- reasons.py: what is the setup's ---------------------------------------------------------
 
 
-def _not_started(exit_error: str, start_problem: StartProblem | None = None) -> Graded:
+def _not_started(exit_error: str, start_problem: str | None = None) -> Graded:
     diagnosis = Diagnosis(
         exit_error=exit_error, problem=Problem.NOT_STARTED, start_problem=start_problem
     )
@@ -460,6 +460,39 @@ SETUP_REASONS = [
         "fork/exec ./g.sh: exec format error",
         HINT_NOT_STARTED,
         id="unknown-start-problem",
+    ),
+    # A path written as on Windows is found by no working directory: the fix is its slashes.
+    pytest.param(
+        not_started("g", "graders\\check.py"),
+        "command not found: graders\\check.py",
+        WINDOWS_PATH_HINT,
+        id="windows-command",
+    ),
+    pytest.param(
+        failed("g", "python3: can't open file '/repo/graders\\\\g.py': [Errno 2] No such file"),
+        "can't open file",
+        WINDOWS_PATH_HINT,
+        id="windows-python-script",
+    ),
+    pytest.param(
+        failed("g", "sh: 1: .\\\\check.sh: not found"),
+        "check.sh: not found",
+        WINDOWS_PATH_HINT,
+        id="windows-shell",
+    ),
+    pytest.param(
+        verdict(
+            "t", kind="trigger", error="open /repo/skills\\x\\SKILL.md: no such file or directory"
+        ),
+        "SKILL.md: no such file or directory",
+        WINDOWS_PATH_HINT,
+        id="windows-config-file",
+    ),
+    pytest.param(
+        _not_started("fork/exec graders/sub\\check.sh: no such file or directory"),
+        "fork/exec graders/sub\\check.sh",
+        WINDOWS_PATH_HINT,
+        id="windows-exec",
     ),
     pytest.param(
         failed("g", "python3: can't open file '/repo/graders/g.py': [Errno 2] No such file"),

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from waza_ci.collector import paused as collector_paused
 from waza_ci.engine.modules import ModuleSettings, load_spec
 from waza_ci.engine.written import record_text, write_files
-from waza_ci.errors import InputError, few
+from waza_ci.errors import WINDOWS_PATH_HINT, InputError, few, windows_path
 from waza_ci.files import MAX_RESULTS_BYTES
 from waza_ci.gate.baseline_io import (
     BaselineProblem,
@@ -259,7 +259,8 @@ def merge_grading(patterns: Sequence[str]) -> tuple[GradeReport, list[Path]]:
 
 def _existing_dir(path: Path, option: str) -> Path:
     if not path.is_dir():
-        raise InputError(f"{option} {str(path)!r} is not an existing directory")
+        windows = f"; {WINDOWS_PATH_HINT}" if windows_path(str(path)) else ""
+        raise InputError(f"{option} {str(path)!r} is not an existing directory{windows}")
     return path.resolve()
 
 

@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from waza_ci.errors import few
+from waza_ci.errors import WINDOWS_PATH_HINT, few, windows_path
 from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.gate.waza_gate import GateOptions
 from waza_ci.waza.identity import AnotherEval, EvalIdentity, another_eval
@@ -140,8 +140,9 @@ def load_baseline(patterns: Sequence[str]) -> tuple[tuple[ResultsFile, ...], str
     found = list(dict.fromkeys(p for p in paths if p.is_file()))
     if not found:
         shown = ", ".join(repr(p) for p in patterns)
+        windows = f" ({WINDOWS_PATH_HINT})" if any(map(windows_path, patterns)) else ""
         return (), (
-            f"no baseline results file found at {shown}: graded without a comparison "
+            f"no baseline results file found at {shown}{windows}: graded without a comparison "
             "(gate: no-baseline)"
         )
     names = name_results_files(found)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from waza_ci.errors import WINDOWS_PATH_HINT, windows_path
 from waza_ci.report._text import ELLIPSIS, one_line, shorten
 from waza_ci.report.telling import telling_line
 from waza_ci.sandbox.startcheck import StartProblem
@@ -111,7 +112,8 @@ def reason_for(verdict: Verdict) -> Reason:
     diagnosis = verdict.diagnosis
     if diagnosis is None:  # checked in process, or a kept verdict: only its words are known
         if verdict.regraded and verdict.error and _CONFIG_FILE_MISSING.search(verdict.error):
-            return Reason(_short_keeping_tail(one_line(verdict.error)), HINT_CONFIG_FILE, True)
+            hint = _path_hint(verdict.error, HINT_CONFIG_FILE)
+            return Reason(_short_keeping_tail(one_line(verdict.error)), hint, True)
         return Reason(_short(telling_line(verdict.error or verdict.feedback)) or "no feedback")
     if diagnosis.problem is not None:
         return _problem_reason(verdict, diagnosis)
@@ -143,14 +145,15 @@ def _not_started(exit_error: str, start_problem: str | None) -> Reason:
         return Reason(_short_keeping_tail(text), start_hint, True)
     match = _COMMAND_NOT_FOUND.match(text)
     if match:
-        return Reason(f"command not found: {match['name']}", HINT_NOT_FOUND, True)
+        hint = _path_hint(match["name"], HINT_NOT_FOUND)
+        return Reason(f"command not found: {match['name']}", hint, True)
     match = _NO_SUCH_DIR.match(text)
     if match:
         return Reason(f"working directory not found: {match['path']}", HINT_NO_DIR, True)
     match = _PERMISSION.match(text)
     if match:
         return Reason(f"not executable: {match['path']}", HINT_PERMISSION, True)
-    return Reason(_short(text) or "could not start", HINT_NOT_STARTED, True)
+    return Reason(_short(text) or "could not start", _path_hint(text, HINT_NOT_STARTED), True)
 
 
 def _failure_reason(line: str) -> Reason:
@@ -159,10 +162,16 @@ def _failure_reason(line: str) -> Reason:
     if _MISSING_MODULE.search(line):
         return Reason(_short(line), HINT_MISSING_MODULE, True)
     if _MISSING_SCRIPT.search(line):
-        return Reason(_short_keeping_tail(line), HINT_MISSING_FILE, True)
+        return Reason(_short_keeping_tail(line), _path_hint(line, HINT_MISSING_FILE), True)
     if _SHELL_NOT_FOUND.search(line):
-        return Reason(_short(line), HINT_NOT_FOUND, True)
+        return Reason(_short(line), _path_hint(line, HINT_NOT_FOUND), True)
     return Reason(_short(line))
+
+
+def _path_hint(text: str, otherwise: str) -> str:
+    """A path that was not found and is written as on Windows (`graders\\check.py`) is found
+    by no working directory: the fix is its slashes."""
+    return WINDOWS_PATH_HINT if windows_path(text) else otherwise
 
 
 def _short(text: str) -> str:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, BinaryIO
 
 from pydantic import BeforeValidator, Field, ValidationError
 
-from waza_ci.errors import InputError, Location
+from waza_ci.errors import WINDOWS_PATH_HINT, InputError, Location, windows_path
 from waza_ci.files import (
     MAX_RESULTS_BYTES,
     RESULTS_LIMIT_HINT,
@@ -238,7 +238,8 @@ def load_results_files(
             found = [Path(p) for p in sorted(glob.glob(pattern, recursive=True))]
             files = [p for p in found if p.is_file()]
             if not files:
-                raise InputError(f"results glob {pattern!r} matched no file")
+                windows = f"; {WINDOWS_PATH_HINT}" if windows_path(pattern) else ""
+                raise InputError(f"results glob {pattern!r} matched no file{windows}")
             paths.extend(files)
         else:
             paths.append(Path(pattern))

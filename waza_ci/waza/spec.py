@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from waza_ci.errors import InputError, Location
+from waza_ci.errors import WINDOWS_PATH_HINT, InputError, Location, windows_path
 from waza_ci.golang.yaml import child, is_null
 from waza_ci.waza.eval_header import eval_shape
 from waza_ci.waza.identity import EvalIdentity
@@ -213,10 +213,15 @@ def _task_files(eval_path: Path, root: yaml.Node, warnings: list[LoadWarning]) -
             if path.is_file()
         ]
         if not matches:
+            why = (
+                WINDOWS_PATH_HINT
+                if windows_path(entry.value)
+                else "globs are relative to the eval file's folder"
+            )
             warnings.append(
                 LoadWarning(
                     f"tasks glob {entry.value!r} matched no file in {str(base.resolve())!r} "
-                    "(globs are relative to the eval file's folder)",
+                    f"({why})",
                     at(eval_path, entry),
                 )
             )
