@@ -353,8 +353,10 @@ def test_untrusted_task_ids_cannot_break_markdown_or_workflow_commands(tmp_path:
             GateOptions(),
         )
     )
-    row = next(line for line in markdown.splitlines() if line.startswith("| ``x"))
-    assert row.count(" | ") == 1  # the | inside the id is escaped, not a cell border
+    rows = [line for line in markdown.splitlines() if line.startswith("| ``x")]
+    # The | inside the id is escaped, not a cell border: the regressed task's row has three
+    # cells, the golden failure's two.
+    assert [row.count(" | ") for row in rows] == [2, 1]
     assert code("a`b", JOB_SUMMARY) == "``a`b``"
 
 
@@ -377,7 +379,9 @@ def test_golden_field_round_trips_through_a_regraded_file(tmp_path: Path) -> Non
     # survives `waza-ci grade --output` and the gate reads it from there.
     project = tmp_path / "project"
     (project / "tasks").mkdir(parents=True)
-    (project / "eval.yaml").write_text('name: e\ntasks: ["tasks/*.yaml"]\n', encoding="utf-8")
+    # The spec is the eval that wrote the results (make_results's `eval_name`).
+    spec = 'name: test eval\ntasks: ["tasks/*.yaml"]\n'
+    (project / "eval.yaml").write_text(spec, encoding="utf-8")
     (project / "tasks" / "g1.yaml").write_text("id: g1\nname: G1\n", encoding="utf-8")
     doc = make_results({"g1": [make_run()]}, eval_name="e")
     doc["tasks"][0]["golden"] = True
@@ -391,3 +395,116 @@ def test_golden_field_round_trips_through_a_regraded_file(tmp_path: Path) -> Non
     args = ["--baseline", str(regraded), "--current", str(regraded), "-f", "json"]
     assert gate_cli.main(args, out, None) == GATE_EXIT_PASS
     assert json.loads(out.getvalue())["golden_total"] == 1
+
+
+# --- ours: which evals, and which tasks ---------------------------------------------------------
+
+
+def of_eval(doc: dict[str, Any], name: str, skill: str = "") -> dict[str, Any]:
+    return {**doc, "eval_name": name, "skill": skill}
+
+
+def test_two_different_evals_are_named_in_every_format_and_keep_waza_s_exit_code(
+    tmp_path: Path,
+) -> None:
+    # Scaffolded sibling evals share task ids: matching ids say nothing about whose they are.
+    base = of_eval(outcome(0.5, task("t1"), task("t2", "failed")), "docs-sync-eval", "docs-sync")
+    curr = of_eval(outcome(0.5, task("t1"), task("t2", "failed")), "sdlc-eval", "sdlc")
+    both = ("'docs-sync-eval' (skill 'docs-sync')", "'sdlc-eval' (skill 'sdlc')")
+    warning = f"the baseline is of eval {both[0]}, the current file of eval {both[1]}"
+    summary = tmp_path / "summary.md"
+    outputs = {
+        fmt: run_gate(tmp_path, base, curr, fmt=fmt, step_summary=str(summary))
+        for fmt in ("json", "human", "markdown", "github-actions")
+    }
+    assert {code for code, _ in outputs.values()} == {GATE_EXIT_PASS}  # waza's codes stay
+    for _, text in outputs.values():
+        assert warning in text
+    report = json.loads(outputs["json"][1])
+    assert set(report) <= set(WAZA_REPORT_KEYS)  # waza's keys only; the warning says it
+    human = outputs["human"][1]
+    assert "(eval docs-sync-eval, skill docs-sync)" in human
+    assert "(eval sdlc-eval, skill sdlc)" in human
+    assert "  outcome: PASS  (exit 0)  ! of two different evals (see the warning)" in human
+    markdown = outputs["markdown"][1]
+    assert markdown.startswith("## ⚠️ Waza regression gate — `PASS`\n")
+    assert "(eval `docs-sync-eval`, skill `docs-sync`) · current" in markdown
+    assert (
+        "::warning title=Waza gate::baseline and current are of different evals"
+        in (outputs["github-actions"][1])
+    )
+    assert warning in summary.read_text(encoding="utf-8")
+
+
+WAZA_REPORT_KEYS = [
+    "baseline_file",
+    "current_file",
+    "baseline_pass_rate",
+    "current_pass_rate",
+    "pass_rate_delta",
+    "max_regression_pct",
+    "regression_pct",
+    "regression_exceeds_threshold",
+    "golden_failures",
+    "golden_total",
+    "golden_must_pass",
+    "new_tasks",
+    "removed_tasks",
+    "on_new_tasks",
+    "on_removed_tasks",
+    "warnings",
+    "errors",
+    "exit_code",
+    "outcome",
+]
+
+
+@pytest.mark.parametrize(
+    ("base_eval", "curr_eval"),
+    [
+        (("e", "s"), ("e", "s")),
+        (("", ""), ("e", "s")),  # an old file that does not say: not another eval
+        (("e", ""), ("e", "s")),
+    ],
+)
+def test_one_eval_or_an_unnamed_side_gets_no_warning(
+    tmp_path: Path, base_eval: tuple[str, str], curr_eval: tuple[str, str]
+) -> None:
+    base = of_eval(outcome(0.9, task("t1")), *base_eval)
+    curr = of_eval(outcome(0.9, task("t1")), *curr_eval)
+    code, out = run_gate(tmp_path, base, curr, fmt="human")
+    assert code == GATE_EXIT_PASS
+    assert "different evals" not in out
+    assert "warnings:" not in out
+
+
+def test_human_and_markdown_name_each_task_regressed_added_and_removed(tmp_path: Path) -> None:
+    base = outcome(0.75, task("kept"), task("broke"), task("still-bad", "failed"), task("drop"))
+    curr = outcome(0.25, task("kept"), task("broke", "failed"), task("still-bad", "failed"))
+    curr["tasks"].append(task("added", "error", runs=[make_run()]))
+    code, human = run_gate(tmp_path, base, curr, fmt="human")
+    assert code == GATE_EXIT_REGRESSION
+    assert "  regressed tasks (passed in the baseline): 1\n    ✗ broke: passed -> failed\n" in human
+    assert "  new tasks (allow): added" in human
+    assert "  removed tasks (warn): drop" in human
+    for other in ("kept:", "still-bad:"):
+        assert other not in human
+    code, markdown = run_gate(tmp_path, base, curr, fmt="markdown")
+    assert code == GATE_EXIT_REGRESSION
+    assert "### Regressed tasks\n\n| Task | Baseline | Current |\n|---|---|---|\n" in markdown
+    assert "| `broke` | `passed` | `failed` |\n" in markdown
+    assert "- New tasks (policy `allow`): `added`" in markdown
+    assert "- Removed tasks (policy `warn`): `drop`" in markdown
+    assert "`still-bad`" not in markdown and "`kept`" not in markdown
+    _, as_json = run_gate(tmp_path, base, curr, fmt="json")
+    assert "regressed" not in as_json  # waza's JSON report has no such key
+
+
+def test_regressed_tasks_are_those_that_passed_and_do_not_now() -> None:
+    report = evaluate_gate(
+        GateOutcome(1, (GateTask("a", status="passed"), GateTask("b", status="passed"))),
+        GateOutcome(0.5, (GateTask("a", status="error"), GateTask("c", status="failed"))),
+        GateOptions(),
+    )
+    assert [(t.test_id, t.current_status) for t in report.regressed_tasks] == [("a", "error")]
+    assert report.removed_tasks == ("b",) and report.new_tasks == ("c",)

@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from waza_ci.errors import InputError, Location
+from waza_ci.waza.identity import EvalIdentity, another_eval
+
+UNNAMED_EVAL = EvalIdentity("", "")
+"""A file that does not say which eval wrote it (an old or hand-made results file)."""
 
 # waza's documented, stable exit codes for the gate.
 GATE_EXIT_PASS = 0
@@ -83,6 +87,18 @@ class GateOutcome:
 
     success_rate: float
     tasks: tuple[GateTask, ...]
+    identity: EvalIdentity = UNNAMED_EVAL
+    """The eval that wrote the file (`eval_name`, `skill`): waza's gate does not read it; ours
+    names both evals, and warns when they differ (waza/identity.py's rule)."""
+
+
+@dataclass(frozen=True)
+class TaskChange:
+    """A task that passed in the baseline and does not in the candidate."""
+
+    test_id: str
+    baseline_status: str
+    current_status: str
 
 
 @dataclass(frozen=True)
@@ -118,10 +134,19 @@ class GateReport:
     removed_tasks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
+    baseline_eval: EvalIdentity = UNNAMED_EVAL
+    current_eval: EvalIdentity = UNNAMED_EVAL
+    regressed_tasks: tuple[TaskChange, ...] = ()
+    """For the human and Markdown reports only: waza's JSON has no such key."""
 
     @property
     def passed(self) -> bool:
         return self.exit_code == GATE_EXIT_PASS
+
+    @property
+    def of_different_evals(self) -> bool:
+        """The two files say they are of different evals (a warning says which)."""
+        return another_eval("", self.current_eval, self.baseline_eval) is not None
 
     def to_json(self) -> dict[str, Any]:
         """The report as waza's JSON object: same keys, same order, empty lists left out."""
@@ -182,6 +207,14 @@ def evaluate_gate(
     golden_ids, golden_failures = _golden(base_by_id, curr_by_id)
     warnings: list[str] = []
     errors: list[str] = []
+    # Another eval's file is no baseline (scaffolded sibling evals share task ids); waza's gate
+    # would compare them silently. Its exit codes stay waza's: the report says it, in every format.
+    if another_eval(current_file, current.identity, baseline.identity):
+        warnings.append(
+            f"baseline and current are of different evals: the baseline is of eval "
+            f"{baseline.identity}, the current file of eval {current.identity}; compare results "
+            "of one eval (check the artifacts' names and paths)"
+        )
     if new_tasks:
         message = f"current adds {len(new_tasks)} task(s) not in baseline: {', '.join(new_tasks)}"
         _apply_policy(options.on_new_tasks, message, warnings, errors)
@@ -217,6 +250,21 @@ def evaluate_gate(
         removed_tasks=removed_tasks,
         warnings=tuple(warnings),
         errors=tuple(errors),
+        baseline_eval=baseline.identity,
+        current_eval=current.identity,
+        regressed_tasks=_regressed(base_by_id, curr_by_id),
+    )
+
+
+def _regressed(
+    base_by_id: Mapping[str, GateTask], curr_by_id: Mapping[str, GateTask]
+) -> tuple[TaskChange, ...]:
+    """Tasks on both sides that passed in the baseline and do not now, by id."""
+    return tuple(
+        TaskChange(test_id, STATUS_PASSED, curr_by_id[test_id].status)
+        for test_id in sorted(set(base_by_id) & set(curr_by_id))
+        if base_by_id[test_id].status == STATUS_PASSED
+        and curr_by_id[test_id].status != STATUS_PASSED
     )
 
 
@@ -285,7 +333,9 @@ def load_gate_outcome(path: Path) -> GateOutcome:
         )
         for index, task in enumerate(results.model.tasks)
     )
-    return GateOutcome(success_rate=_success_rate(results.raw, path), tasks=tasks)
+    return GateOutcome(
+        success_rate=_success_rate(results.raw, path), tasks=tasks, identity=results.eval_identity
+    )
 
 
 def _golden_flag(raw_task: Any, path: Path, index: int) -> bool:

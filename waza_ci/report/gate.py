@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from waza_ci.gate.waza_gate import GateReport
+from waza_ci.gate.waza_gate import STATUS_NOT_FOUND, GateReport
 from waza_ci.report._text import for_log, one_line
 from waza_ci.report.md import JOB_SUMMARY, code
+from waza_ci.waza.identity import EvalIdentity
 
 RULE_WIDTH = 70
 
@@ -25,14 +26,15 @@ def render_gate_human(report: GateReport) -> str:
         "=" * RULE_WIDTH,
         " REGRESSION GATE",
         "=" * RULE_WIDTH,
-        f"  baseline: {for_log(r.baseline_file)}",
-        f"  current:  {for_log(r.current_file)}",
+        f"  baseline: {for_log(r.baseline_file)}{_log_eval(r.baseline_eval)}",
+        f"  current:  {for_log(r.current_file)}{_log_eval(r.current_eval)}",
         "",
         f"  pass rate: {r.baseline_pass_rate * 100:.1f}% -> {r.current_pass_rate * 100:.1f}%  "
         f"(delta {r.pass_rate_delta * 100:+.1f}pp, max regression {r.max_regression_pct:.1f}pp)",
         f"  ✗ regression {r.regression_pct:.2f}pp exceeds threshold {r.max_regression_pct:.2f}pp"
         if r.regression_exceeds_threshold
         else "  ✓ regression within threshold",
+        *_log_regressed(r),
         "",
     ]
     if r.golden_failures:
@@ -55,7 +57,8 @@ def render_gate_human(report: GateReport) -> str:
     lines += [
         "",
         "-" * RULE_WIDTH,
-        f"  outcome: {r.outcome.upper()}  (exit {r.exit_code})",
+        f"  outcome: {r.outcome.upper()}  (exit {r.exit_code})"
+        + ("  ! of two different evals (see the warning)" if r.of_different_evals else ""),
         "=" * RULE_WIDTH,
     ]
     return "\n".join(lines) + "\n"
@@ -64,9 +67,11 @@ def render_gate_human(report: GateReport) -> str:
 def render_gate_markdown(report: GateReport) -> str:
     """The Markdown report (job summary): heading with the outcome, a pass-rate table, bullets."""
     r = report
-    icon = "✅" if r.passed else "❌"
+    icon = "❌" if not r.passed else "⚠️" if r.of_different_evals else "✅"
     parts = [
         f"## {icon} Waza regression gate — `{r.outcome.upper()}`\n\n",
+        f"Baseline {_inline(r.baseline_file)}{_md_eval(r.baseline_eval)} · current "
+        f"{_inline(r.current_file)}{_md_eval(r.current_eval)}\n\n",
         "| Metric | Baseline | Current | Delta |\n",
         "|---|---:|---:|---:|\n",
         f"| Pass rate | {r.baseline_pass_rate * 100:.1f}% | {r.current_pass_rate * 100:.1f}% | "
@@ -77,6 +82,13 @@ def render_gate_markdown(report: GateReport) -> str:
         f"- Golden tasks: **{r.golden_total}** total, **{len(r.golden_failures)}** failed "
         f"{_check(not r.golden_failures)}\n",
     ]
+    if r.regressed_tasks:
+        parts.append("\n### Regressed tasks\n\n| Task | Baseline | Current |\n|---|---|---|\n")
+        parts.extend(
+            f"| {code(t.test_id, JOB_SUMMARY)} | {code(t.baseline_status, JOB_SUMMARY)} | "
+            f"{code(t.current_status or STATUS_NOT_FOUND, JOB_SUMMARY)} |\n"
+            for t in r.regressed_tasks
+        )
     if r.golden_failures:
         parts.append("\n### Golden failures\n\n| Task | Status |\n|---|---|\n")
         parts.extend(
@@ -150,6 +162,38 @@ def gate_annotations(report: GateReport) -> list[GateAnnotation]:
     found.extend(GateAnnotation("warning", "Waza gate", one_line(w)) for w in r.warnings)
     found.extend(GateAnnotation("error", "Waza gate", one_line(e)) for e in r.errors)
     return found
+
+
+def _log_eval(identity: EvalIdentity) -> str:
+    """`  (eval docs-sync-eval, skill docs-sync)`, or nothing when the file does not say."""
+    named = [f"{what} {for_log(value)}" for what, value in _identity_parts(identity)]
+    return f"  ({', '.join(named)})" if named else ""
+
+
+def _identity_parts(identity: EvalIdentity) -> list[tuple[str, str]]:
+    """The fields of an eval's identity that the file gives, with their names."""
+    fields = (("eval", identity.name), ("skill", identity.skill))
+    return [(what, value) for what, value in fields if value]
+
+
+def _md_eval(identity: EvalIdentity) -> str:
+    """` (eval `docs-sync-eval`, skill `docs-sync`)`, or nothing when the file does not say."""
+    named = [f"{what} {_inline(value)}" for what, value in _identity_parts(identity)]
+    return f" ({', '.join(named)})" if named else ""
+
+
+def _log_regressed(r: GateReport) -> list[str]:
+    """Each task that passed in the baseline and does not now, with its status."""
+    if not r.regressed_tasks:
+        return []
+    return [
+        f"  regressed tasks (passed in the baseline): {len(r.regressed_tasks)}",
+        *(
+            f"    ✗ {for_log(t.test_id)}: {for_log(t.baseline_status)} -> "
+            f"{for_log(t.current_status or STATUS_NOT_FOUND)}"
+            for t in r.regressed_tasks
+        ),
+    ]
 
 
 def _inline(text: str) -> str:
