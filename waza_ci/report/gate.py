@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from waza_ci.gate.waza_gate import STATUS_NOT_FOUND, GateReport
+from waza_ci.gate.waza_gate import GateReport
 from waza_ci.report._text import for_log, one_line
 from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.waza.identity import EvalIdentity
@@ -86,7 +86,7 @@ def render_gate_markdown(report: GateReport) -> str:
         parts.append("\n### Regressed tasks\n\n| Task | Baseline | Current |\n|---|---|---|\n")
         parts.extend(
             f"| {code(t.test_id, JOB_SUMMARY)} | {code(t.baseline_status, JOB_SUMMARY)} | "
-            f"{code(t.current_status or STATUS_NOT_FOUND, JOB_SUMMARY)} |\n"
+            f"{code(t.current_status, JOB_SUMMARY)} |\n"
             for t in r.regressed_tasks
         )
     if r.golden_failures:
@@ -190,7 +190,7 @@ def _log_regressed(r: GateReport) -> list[str]:
         f"  regressed tasks (passed in the baseline): {len(r.regressed_tasks)}",
         *(
             f"    ✗ {for_log(t.test_id)}: {for_log(t.baseline_status)} -> "
-            f"{for_log(t.current_status or STATUS_NOT_FOUND)}"
+            f"{for_log(t.current_status) or '(no status)'}"
             for t in r.regressed_tasks
         ),
     ]
