@@ -379,9 +379,7 @@ def test_golden_field_round_trips_through_a_regraded_file(tmp_path: Path) -> Non
     # survives `waza-ci grade --output` and the gate reads it from there.
     project = tmp_path / "project"
     (project / "tasks").mkdir(parents=True)
-    # The spec is the eval that wrote the results (make_results's `eval_name`).
-    spec = 'name: test eval\ntasks: ["tasks/*.yaml"]\n'
-    (project / "eval.yaml").write_text(spec, encoding="utf-8")
+    (project / "eval.yaml").write_text('name: e\ntasks: ["tasks/*.yaml"]\n', encoding="utf-8")
     (project / "tasks" / "g1.yaml").write_text("id: g1\nname: G1\n", encoding="utf-8")
     doc = make_results({"g1": [make_run()]}, eval_name="e")
     doc["tasks"][0]["golden"] = True
