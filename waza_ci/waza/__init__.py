@@ -8,7 +8,7 @@ yaml_doc.py, project_config.py  one YAML file read as yaml.v3 reads it; `.waza.y
 kinds.py                       which grader kinds need a model, which start a process
 results.py, results_schema.py  results files (`waza run --output`): tolerant load, waza-shaped write
 results_errors.py              results load errors in waza's words; files that are not results
-broken_json.py                 a results file that does not parse: what it is (empty, gzip, UTF-16, …)
+broken_json.py                 a results file that does not parse: what it is (empty, gzip, …)
 schema_version.py              which `schemaVersion`s are read, as waza decides
 jsonstream.py                  a results file parsed a piece at a time
 context.py                     one saved run -> `context.json` (the grading-context file)

@@ -27,8 +27,8 @@ from waza_ci.files import (
     open_regular_file,
     read_regular_file,
 )
-from waza_ci.waza.broken_json import decode_json_bytes, json_syntax_error
 from waza_ci.golang.json import dumps_go_json, map_json, write_go_json
+from waza_ci.waza.broken_json import decode_json_bytes, json_syntax_error
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.jsonstream import parse_streamed
 from waza_ci.waza.results_errors import WANTED_FILE, describe_error, missing_tasks, not_results
