@@ -25,7 +25,7 @@ from waza_ci.golang.regexp import GoRegexError, compile_go
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.yaml import child, is_null, node_value, resolve
 from waza_ci.graders.base import GoStruct
-from waza_ci.graders.output.json_schema.compile import go_json_round_trip
+from waza_ci.graders.jsonschema.compile import go_json_round_trip
 from waza_ci.graders.params import config_error
 from waza_ci.graders.session.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
 from waza_ci.waza.spec import GraderSpec

@@ -4,8 +4,9 @@ Schema.
 The output must be exactly one JSON value (Go's `json.Unmarshal`), or with `extract_json: true`
 contain exactly one JSON object or array among other text. The schema is the inline `schema`
 (which wins), or the JSON file `schema_file`, read relative to the working directory (waza's
-process cwd) on each run. It is compiled as waza's library compiles it (compile.py)
-and the value validated in the library's order, with its error texts (validate.py).
+process cwd) on each run. It is compiled as waza's library compiles it (jsonschema/compile.py)
+and the value validated in the library's order, with its error texts (jsonschema/validate.py);
+json_output.py reads the output as JSON.
 Binary score: 1 when valid, 0 otherwise. A schema file that cannot be read or parsed, or a
 schema that does not compile, is a Go error (grading aborts in waza); the schema is not even
 looked at when the output is not JSON.
@@ -27,14 +28,14 @@ from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob
 from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
-from waza_ci.graders.output.json_schema.compile import (
+from waza_ci.graders.jsonschema.compile import (
     CompiledSchema,
     SchemaCompileError,
     compile_schema,
     go_json_round_trip,
     validation_error,
 )
-from waza_ci.graders.output.json_schema.parse import MANY_DOCUMENTS, ZERO_DOCUMENTS, embedded_values
+from waza_ci.graders.output.json_output import MANY_DOCUMENTS, ZERO_DOCUMENTS, embedded_values
 from waza_ci.graders.params import decode_params
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, BOOL, STR, MapOf, Struct
