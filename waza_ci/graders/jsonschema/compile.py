@@ -35,6 +35,7 @@ from referencing.jsonschema import (
     specification_with,
 )
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.fmt import go_float
 from waza_ci.golang.json_scanner import GoJSONError, go_decode_document, go_unmarshal
 from waza_ci.golang.os import GoFileError, go_read_file
@@ -64,7 +65,7 @@ _DRAFTS_BY_URL = {
 }
 
 
-class SchemaCompileError(Exception):
+class SchemaCompileError(GoError):
     """The library refuses the schema; `str()` is its error."""
 
 

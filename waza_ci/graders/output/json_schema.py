@@ -27,7 +27,7 @@ from waza_ci.golang.json_scanner import GoJSONError, go_unmarshal
 from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome
 from waza_ci.graders.jsonschema.compile import (
     CompiledSchema,
     SchemaCompileError,
@@ -52,7 +52,7 @@ class JsonSchemaConfig:
     """The inline schema as YAML gave it; None when absent (then `schema_file` is used)."""
     schema_file: str
     extract_json: bool
-    compiled: dict[str, CompiledSchema | GoError] = field(default_factory=dict, compare=False)
+    compiled: dict[str, CompiledSchema | GraderError] = field(default_factory=dict, compare=False)
     """The schema compiled for each working directory (its URL is part of every message), or
     the Go error it gives: the same for every run, so worked out once."""
 
@@ -107,27 +107,27 @@ def _parse_output(output: str, *, extract: bool) -> Any:
 
 
 def _compiled(config: JsonSchemaConfig, working_directory: str) -> CompiledSchema:
-    """The compiled schema, or the GoError waza returns for it (cached per directory)."""
+    """The compiled schema, or the GraderError waza returns for it (cached per directory)."""
     known = config.compiled.get(working_directory)
     if known is None:
         try:
             known = compile_schema(_schema_value(config, working_directory), working_directory)
-        except (GoError, SchemaCompileError) as err:
+        except (GraderError, SchemaCompileError) as err:
             reason = (
                 err.message
-                if isinstance(err, GoError)
+                if isinstance(err, GraderError)
                 else (f"failed to compile JSON schema: {err}")
             )
-            known = GoError(f"json_schema grader '{config.name}': {reason}")
+            known = GraderError(f"json_schema grader '{config.name}': {reason}")
         config.compiled[working_directory] = known
-    if isinstance(known, GoError):
+    if isinstance(known, GraderError):
         raise known
     return known
 
 
 def _schema_value(config: JsonSchemaConfig, working_directory: str) -> Any:
     """The schema as the library receives it: the inline map or the file's object, through
-    Go's JSON encoding and back (numbers become float64). Raises GoError (its message without
+    Go's JSON encoding and back (numbers become float64). Raises GraderError (its message without
     the grader prefix)."""
     schema = config.schema
     if schema is None:
@@ -135,7 +135,7 @@ def _schema_value(config: JsonSchemaConfig, working_directory: str) -> Any:
     try:
         return go_json_round_trip(schema)
     except ValueError as err:
-        raise GoError(f"failed to serialize schema: {err}") from None
+        raise GraderError(f"failed to serialize schema: {err}") from None
 
 
 def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
@@ -144,14 +144,14 @@ def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
     try:
         data = go_read_file(os.path.join(working_directory, path), shown=path)
     except GoFileError as err:
-        raise GoError(f"failed to read schema file {quoted}: {err}") from None
+        raise GraderError(f"failed to read schema file {quoted}: {err}") from None
     try:
         schema = go_unmarshal(data.decode("utf-8", "replace"))
     except GoJSONError as err:
-        raise GoError(f"failed to parse schema file {quoted}: {err}") from None
+        raise GraderError(f"failed to parse schema file {quoted}: {err}") from None
     if schema is not None and not isinstance(schema, dict):
         kind = {bool: "bool", str: "string", list: "array"}.get(type(schema), "number")
-        raise GoError(
+        raise GraderError(
             f"failed to parse schema file {quoted}: json: cannot unmarshal {kind} into Go value "
             f"of type {_GO_MAP}"
         )

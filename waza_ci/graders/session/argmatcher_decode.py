@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.regexp import GoRegexError, compile_go
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.yaml import child, is_null, node_value, resolve
@@ -34,7 +35,7 @@ _ALLOWED = ", ".join(KINDS)
 _MAP_TYPE = "map[string]interface {}"
 
 
-class MatcherError(Exception):
+class MatcherError(GoError):
     """A matcher waza refuses while decoding the YAML; `str()` is waza's text."""
 
     def __init__(self, message: str, node: yaml.Node | None = None) -> None:
