@@ -25,7 +25,7 @@ from _summaries import REPO, huge_summary, one_failure_summary
 
 from waza_ci.report._text import clean
 from waza_ci.report.annotations import build_annotations
-from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.markdown import (
     render_check_summary,
     render_check_text,
@@ -41,12 +41,12 @@ def _output(size: int) -> str:
 
 
 def _report_everything(summary: GradeSummary) -> None:
-    report = build_report(summary, repo_root=REPO)
-    render_markdown(report)
-    render_check_summary(report)
-    render_check_text(report)
-    build_annotations(report)
-    report_json_text(report)
+    evaluation = Evaluation.build(summary, repo_root=REPO)
+    render_markdown(evaluation)
+    render_check_summary(evaluation)
+    render_check_text(evaluation)
+    build_annotations(evaluation.model)
+    report_json_text(evaluation.model, evaluation.decision)
 
 
 def _median_seconds(action: Callable[[], object], runs: int) -> float:

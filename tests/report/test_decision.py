@@ -35,7 +35,6 @@ from waza_ci.gate.baseline import BaselineComparison, PassCount, Side, compare
 from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, current_sides
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.outputs import step_outputs
-from waza_ci.report.decision import GateState, Verdict
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.markdown import check_title
 from waza_ci.report.model import report_json_text
@@ -53,6 +52,7 @@ from waza_ci.report.reasons import (
 from waza_ci.report.screen import verdict_line
 from waza_ci.report.text import render_text
 from waza_ci.sandbox.startcheck import StartProblem
+from waza_ci.verdict import GateState, Verdict
 from waza_ci.waza.identity import AnotherEval, EvalIdentity
 from waza_ci.waza.scoring import Diagnosis, GradeSummary, Problem
 from waza_ci.waza.scoring import Verdict as Graded
@@ -357,13 +357,13 @@ def test_every_reader_of_the_decision_says_the_same(
     assert outputs["gate"] == str(outcome.gate)
 
     model = evaluation.model
-    text = render_text(model).splitlines()
+    text = render_text(evaluation).splitlines()
     assert text[0].startswith(f"waza-ci: {TERMINAL[verdict_]}: "), text[0]
-    assert verdict_line(model).startswith(f"**{MARKDOWN[verdict_]}**")
+    assert verdict_line(model, decision).startswith(f"**{MARKDOWN[verdict_]}**")
     title_word = MARKDOWN[verdict_].split(" ", 1)[1]
-    assert check_title(model).startswith(f"{title_word} · ")
+    assert check_title(evaluation).startswith(f"{title_word} · ")
 
-    assert json.loads(report_json_text(model))["decision"] == {
+    assert json.loads(report_json_text(model, decision))["decision"] == {
         "passed": passed,
         "exit_code": exit_code,
         "conclusion": conclusion,
@@ -382,7 +382,7 @@ def test_every_reader_of_the_decision_says_the_same(
         words = WHY_IN_MODE.get((outcome_name, mode), WHY[outcome_name])
         assert words in why
         assert text[1] == f"  why: {why}"
-        markdown_why = verdict_line(model).split("\n")[1]
+        markdown_why = verdict_line(model, decision).split("\n")[1]
         assert markdown_why.startswith("**Why:** ") and words in markdown_why
 
 

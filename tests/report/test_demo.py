@@ -25,9 +25,9 @@ from tests.conftest import DEMO, ROOT
 from waza_ci.engine import GradeRequest, prepare_grading, run_grading
 from waza_ci.graders import KINDS
 from waza_ci.report.annotations import build_annotations
-from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.markdown import render_check_summary, render_check_text, render_markdown
-from waza_ci.report.model import Report, SourceLinks, report_json_text
+from waza_ci.report.model import SourceLinks, report_json_text
 from waza_ci.report.text import render_text
 from waza_ci.waza.scoring import GradeSummary
 
@@ -96,8 +96,8 @@ def demo_summary() -> GradeSummary:
 
 
 @pytest.fixture(scope="module")
-def demo_report(demo_summary: GradeSummary) -> Report:
-    return build_report(_fixed_times(demo_summary), repo_root=str(ROOT), links=LINKS)
+def demo_report(demo_summary: GradeSummary) -> Evaluation:
+    return Evaluation.build(_fixed_times(demo_summary), repo_root=str(ROOT), links=LINKS)
 
 
 def _check(name: str, rendered: str) -> None:
@@ -117,7 +117,7 @@ def _docs_summary_parts() -> tuple[str, str]:
 
 
 @pytest.mark.slow
-def test_demo_job_summary(demo_report: Report) -> None:
+def test_demo_job_summary(demo_report: Evaluation) -> None:
     rendered = render_markdown(demo_report)
     _check("demo-summary.md", rendered)
     introduction, generated = _docs_summary_parts()
@@ -129,13 +129,13 @@ def test_demo_job_summary(demo_report: Report) -> None:
 
 @pytest.mark.slow
 def test_demo_times_are_a_process_start_or_microseconds(
-    demo_summary: GradeSummary, demo_report: Report
+    demo_summary: GradeSummary, demo_report: Evaluation
 ) -> None:
     in_process = _in_process_kinds(demo_summary)
     assert {"behavior", "expected", "file", "text"} <= in_process
     timed = {
         row.grader
-        for task in demo_report.tasks
+        for task in demo_report.model.tasks
         for row in task.graders
         if row.regraded and row.duration_ms
     }
@@ -156,20 +156,20 @@ def test_the_docs_page_names_the_in_process_kinds(demo_summary: GradeSummary) ->
 
 
 @pytest.mark.slow
-def test_demo_check_run(demo_report: Report) -> None:
+def test_demo_check_run(demo_report: Evaluation) -> None:
     _check("demo-check-summary.md", render_check_summary(demo_report))
     _check("demo-check-text.md", render_check_text(demo_report))
-    annotations = [a.__dict__ for a in build_annotations(demo_report)]
+    annotations = [a.__dict__ for a in build_annotations(demo_report.model)]
     _check("demo-annotations.json", json.dumps(annotations, indent=2, ensure_ascii=False) + "\n")
 
 
-def test_demo_terminal_and_json(demo_report: Report) -> None:
+def test_demo_terminal_and_json(demo_report: Evaluation) -> None:
     _check("demo-terminal.txt", render_text(demo_report))
-    _check("demo-report.json", report_json_text(demo_report))
+    _check("demo-report.json", report_json_text(demo_report.model, demo_report.decision))
 
 
 def test_demo_first_screen_shows_the_failure_its_reason_and_yaml_link(
-    demo_report: Report,
+    demo_report: Evaluation,
 ) -> None:
     first_screen = render_check_summary(demo_report).split("<details>")[0]
     assert "**❌ Failed**" in first_screen
@@ -183,7 +183,7 @@ def test_demo_first_screen_shows_the_failure_its_reason_and_yaml_link(
     assert "| 2 / 2 |" in first_screen
 
 
-def test_readme_shows_the_demo_first_screen(demo_report: Report) -> None:
+def test_readme_shows_the_demo_first_screen(demo_report: Evaluation) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     verdict, *rows = render_text(demo_report).splitlines()
     assert verdict.rsplit(" · ", 1)[0] in readme  # all but the time, which varies

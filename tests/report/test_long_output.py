@@ -12,14 +12,14 @@ import pytest
 
 from tests.report import factories
 from waza_ci.report._text import head_tail
-from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
     render_check_summary,
     render_check_text,
     render_markdown,
 )
-from waza_ci.report.model import Report, report_json_text
+from waza_ci.report.model import report_json_text
 from waza_ci.sandbox.capture import OutputCapture, cut_line, find_cut_lines
 
 MIB = 1024 * 1024
@@ -43,11 +43,11 @@ def kept_text(data: bytes) -> str:
     return capture.kept().text
 
 
-def report_for(stderr: str) -> Report:
+def report_for(stderr: str) -> Evaluation:
     verdict = replace(factories.failed("tests_pass", stderr), notes=(NOTE,))
     summary = factories.one_failure_summary("")
     task = replace(summary.tasks[0], runs=(factories.run(1, verdict),))
-    return build_report(replace(summary, tasks=(task,)), repo_root=factories.REPO)
+    return Evaluation.build(replace(summary, tasks=(task,)), repo_root=factories.REPO)
 
 
 @pytest.mark.parametrize(
@@ -58,10 +58,10 @@ def report_for(stderr: str) -> Report:
 def test_every_view_is_built_from_the_head_and_the_tail(size: int) -> None:
     data = printed(size)
     report = report_for(kept_text(data))
-    (row,) = report.problems
+    (row,) = report.model.problems
     assert row.reason == LAST  # the tail holds the assertion
     assert row.notes == (NOTE,)
-    document = json.loads(report_json_text(report))
+    document = json.loads(report_json_text(report.model, report.decision))
     (feedback,) = document["tasks"][0]["graders"][0]["feedback"]
     assert feedback["text"].startswith(FIRST) and LAST in feedback["text"]
     assert len(find_cut_lines(feedback["text"])) == 1  # the report JSON keeps what was kept

@@ -22,7 +22,7 @@ from cmarkgfm.cmark import Options
 
 from tests.report import factories
 from waza_ci.report._text import utf8_len
-from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
     MIN_LIMIT,
@@ -31,7 +31,7 @@ from waza_ci.report.markdown import (
     render_check_text,
     render_markdown,
 )
-from waza_ci.report.model import Report, SourceLinks
+from waza_ci.report.model import SourceLinks
 from waza_ci.report.screen import ListMode
 from waza_ci.waza.scoring import GradeSummary
 
@@ -41,8 +41,8 @@ LINKS = SourceLinks("https://github.com", "octo/repo", SHA)
 ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
 
 
-def report_of(summary: GradeSummary) -> Report:
-    return build_report(summary, repo_root=factories.REPO, links=LINKS)
+def report_of(summary: GradeSummary) -> Evaluation:
+    return Evaluation.build(summary, repo_root=factories.REPO, links=LINKS)
 
 
 def to_html(markdown: str) -> str:
@@ -132,7 +132,7 @@ ALLOWED_TAGS = {
 
 # --- golden files ------------------------------------------------------------------------------
 
-RENDERERS: dict[str, Callable[[Report], str]] = {
+RENDERERS: dict[str, Callable[[Evaluation], str]] = {
     "summary": render_markdown,
     "check-summary": render_check_summary,
     "check-text": render_check_text,
@@ -496,9 +496,10 @@ def test_the_slowest_table_names_the_task_a_grader_ran_on() -> None:
 def test_the_same_hint_is_said_once() -> None:
     rows = [
         replace(row, hint="pass --workspace naming the folder")
-        for row in report_of(_in_process_summary(failing_hint=True)).problems
+        for row in report_of(_in_process_summary(failing_hint=True)).model.problems
     ]
-    report = replace(report_of(_in_process_summary(failing_hint=True)), problems=tuple(rows))
+    evaluated = report_of(_in_process_summary(failing_hint=True))
+    report = replace(evaluated, model=replace(evaluated.model, problems=tuple(rows)))
     assert len(rows) == 2
     markdown = render_markdown(report)
     assert markdown.count("pass --workspace naming the folder") == 1

@@ -6,6 +6,7 @@ import json
 
 from tests.report import factories
 from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.model import SourceLinks, report_json_text
 from waza_ci.report.reasons import failure_signature, format_duration, reason_for
 from waza_ci.waza.scoring import Diagnosis, Problem
@@ -60,8 +61,11 @@ def test_format_duration() -> None:
 
 
 def test_counts_split_grader_and_cleanup_errors() -> None:
-    report = build_report(factories.error_summary(), repo_root=REPO)
-    assert report.verdict == "setup"  # one of the errors is a command that is not installed
+    evaluation = Evaluation.build(factories.error_summary(), repo_root=REPO)
+    report = evaluation.model
+    assert (
+        evaluation.decision.verdict == "setup"
+    )  # one of the errors is a command that is not installed
     assert (report.counts.grader_errors, report.counts.cleanup_errors) == (2, 1)
     assert report.counts.failures == 0  # the failing run is in an erroring row
     assert report.failed_tasks == ["fix-null-check", "rename-symbol"]
@@ -77,8 +81,8 @@ def test_banner_only_when_every_execution_fails_alike() -> None:
 
 def test_json_has_every_field_a_later_step_needs() -> None:
     links = SourceLinks("https://ghe.example", "octo/my repo", "a" * 40)
-    report = build_report(factories.failing_summary(), repo_root=REPO, links=links)
-    data = json.loads(report_json_text(report))
+    evaluation = Evaluation.build(factories.failing_summary(), repo_root=REPO, links=links)
+    data = json.loads(report_json_text(evaluation.model, evaluation.decision))
     assert data["version"] == 1
     assert data["verdict"] == "failed"
     assert data["failed_tasks"] == ["fix-null-check", "add-logging"]
@@ -127,8 +131,8 @@ def test_json_has_every_field_a_later_step_needs() -> None:
 
 
 def test_json_lists_each_task_not_evaluated_with_why_and_its_first_error() -> None:
-    report = build_report(factories.not_evaluated_summary(), repo_root=REPO)
-    data = json.loads(report_json_text(report))
+    evaluation = Evaluation.build(factories.not_evaluated_summary(), repo_root=REPO)
+    data = json.loads(report_json_text(evaluation.model, evaluation.decision))
     assert data["verdict"] == "not-evaluated"
     assert data["decision"]["exit_code"] == 3
     assert data["not_evaluated"] == [

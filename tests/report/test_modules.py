@@ -12,7 +12,7 @@ from tests.report import factories
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.first_screen import render_first_screen
 from waza_ci.report.markdown import render_markdown
-from waza_ci.report.model import Report
+from waza_ci.report.model import report_json
 from waza_ci.report.text import render_text
 from waza_ci.waza.modules.ref import ModulePin
 from waza_ci.waza.scoring import GradeSummary
@@ -39,30 +39,26 @@ def evaluation(summary: GradeSummary) -> Evaluation:
     return Evaluation.build(summary, repo_root=factories.REPO)
 
 
-def report(summary: GradeSummary) -> Report:
-    return evaluation(summary).model
-
-
 def test_the_terminal_names_the_module_of_a_passing_ref_grader() -> None:
-    text = render_text(report(with_module(factories.passing_summary())))
+    text = render_text(evaluation(with_module(factories.passing_summary())))
     (line,) = [line for line in text.splitlines() if "by reference" in line]
     assert line.startswith("  graders by reference: tests_pass (evals/code-review/eval.yaml:18)")
     assert "3f2a9c1e0b7d" in line and "sha256:abababababab…" in line and REF in line
 
 
 def test_a_failing_ref_graders_row_shows_the_ref_beside_its_line() -> None:
-    model = report(with_module(factories.failing_summary()))
+    evaluated = evaluation(with_module(factories.failing_summary()))
+    model = evaluated.model
     rows = [row for row in model.problems if row.grader == "tests_pass"]
     assert rows and all(str(row.source).endswith(f"eval.yaml:18 (ref {REF})") for row in rows)
-    assert f"eval.yaml:18 (ref {REF})" in render_text(model)
-    row_json = next(
-        g for t in model.to_json()["tasks"] for g in t["graders"] if g["grader"] == "tests_pass"
-    )
+    assert f"eval.yaml:18 (ref {REF})" in render_text(evaluated)
+    data = report_json(model, evaluated.decision)
+    row_json = next(g for t in data["tasks"] for g in t["graders"] if g["grader"] == "tests_pass")
     assert row_json["source"]["ref"] == REF
 
 
 def test_the_summary_names_the_module_as_code_and_injects_nothing() -> None:
-    markdown = render_markdown(report(with_module(factories.passing_summary())))
+    markdown = render_markdown(evaluation(with_module(factories.passing_summary())))
     assert "Graders by reference:" in markdown
     page = cmarkgfm.github_flavored_markdown_to_html(markdown)
     assert "<img" not in page
@@ -76,7 +72,8 @@ def test_the_html_report_names_the_module_escaped() -> None:
 
 
 def test_the_report_json_lists_each_module_with_the_graders_that_used_it() -> None:
-    data = report(with_module(factories.passing_summary())).to_json()
+    evaluated = evaluation(with_module(factories.passing_summary()))
+    data = report_json(evaluated.model, evaluated.decision)
     assert data["modules"] == [
         {
             "ref": REF,
@@ -93,6 +90,7 @@ def test_the_report_json_lists_each_module_with_the_graders_that_used_it() -> No
 
 
 def test_without_ref_graders_no_report_mentions_modules() -> None:
-    model = report(factories.passing_summary())
-    assert model.modules == () and model.to_json()["modules"] == []
-    assert "by reference" not in render_text(model) + render_markdown(model)
+    evaluated = evaluation(factories.passing_summary())
+    model = evaluated.model
+    assert model.modules == () and report_json(model, evaluated.decision)["modules"] == []
+    assert "by reference" not in render_text(evaluated) + render_markdown(evaluated)

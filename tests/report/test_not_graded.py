@@ -13,7 +13,9 @@ from tests.conftest import CliResult, Project, make_results, make_run
 from waza_ci.errors import Location
 from waza_ci.report.annotations import build_annotations
 from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.markdown import render_markdown
+from waza_ci.report.model import report_json
 from waza_ci.report.text import render_text
 from waza_ci.waza.scoring import (
     GraderRef,
@@ -38,12 +40,11 @@ def test_a_task_without_a_verdict_does_not_pass_and_says_why() -> None:
     assert task.status == Status.PASSED  # waza's own rule, kept in the regraded file's stats
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
     assert (
-        not summary.passed
-        and build_report(summary).decision.exit_code == 1
-        and summary.runs_failed == 2
+        not summary.passed and Evaluation.build(summary).exit_code == 1 and summary.runs_failed == 2
     )
     assert summary.outcome_json()["tasks"]["t1"]["passed"] is False
-    report = build_report(summary)
+    evaluated = Evaluation.build(summary)
+    report = evaluated.model
     (listed,) = report.tasks
     assert listed.status == "failed" and report.failed_tasks == ["t1"]
     (row,) = listed.graders
@@ -53,9 +54,9 @@ def test_a_task_without_a_verdict_does_not_pass_and_says_why() -> None:
         "and the results file holds no verdict of says_good"
     )
     assert row.not_run == "not graded"
-    assert report.to_json()["tasks"][0]["graders"][0]["graded"] is False
-    assert "not graded" in render_text(report)
-    assert "_not graded_" in render_markdown(report)
+    assert report_json(report, evaluated.decision)["tasks"][0]["graders"][0]["graded"] is False
+    assert "not graded" in render_text(evaluated)
+    assert "_not graded_" in render_markdown(evaluated)
 
 
 def test_a_task_without_graders_says_so() -> None:
@@ -114,8 +115,9 @@ def test_a_grader_without_a_name_is_shown_as_such() -> None:
         {"": GraderRef("", "program", Location("eval.yaml", 4))},
         RunGrade(1, Status.FAILED, (verdict,)),
     )
-    report = build_report(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
-    assert "t1  (no name)  eval.yaml:4" in render_text(report)
+    evaluated = Evaluation.build(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
+    report = evaluated.model
+    assert "t1  (no name)  eval.yaml:4" in render_text(evaluated)
     (annotation,) = build_annotations(report)
     assert annotation.title.startswith("(no name) failed on t1")
 
@@ -139,11 +141,10 @@ def test_a_judge_without_a_saved_verdict_fails_its_task_beside_regraded_verdicts
     assert not task.fully_graded and task.runs_passed == 1
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
     assert (
-        not summary.passed
-        and build_report(summary).decision.exit_code == 1
-        and summary.runs_failed == 1
+        not summary.passed and Evaluation.build(summary).exit_code == 1 and summary.runs_failed == 1
     )
-    report = build_report(summary)
+    evaluated = Evaluation.build(summary)
+    report = evaluated.model
     assert report.tasks[0].status == "failed"
     judge_row = next(row for row in report.tasks[0].graders if row.grader == "says_good")
     assert (judge_row.status, judge_row.runs_failed, judge_row.runs_total) == ("failed", 1, 2)
@@ -160,16 +161,17 @@ def test_a_verdict_that_flipped_since_the_run_is_shown_saved_and_now() -> None:
     task = _task(
         graders, RunGrade(1, Status.FAILED, (now_failed,)), RunGrade(2, Status.PASSED, (still_ok,))
     )
-    report = build_report(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
+    evaluated = Evaluation.build(GradeSummary("e", "eval.yaml", ("r.json",), (task,)))
+    report = evaluated.model
     (row,) = report.flipped
     assert [(f.run, f.saved_passed, f.passed) for f in row.flips] == [(1, True, False)]
-    data = report.to_json()
+    data = report_json(report, evaluated.decision)
     assert data["counts"]["flipped"] == 1
     flips = data["tasks"][0]["graders"][0]["flips"]
     assert flips == [{"run": 1, "saved": "passed", "now": "failed"}]
-    markdown = render_markdown(report)
+    markdown = render_markdown(evaluated)
     assert "### Changed since the run" in markdown and "passed → failed" in markdown
-    assert "changed t1  mentions  since the run: run 1 passed → failed" in render_text(report)
+    assert "changed t1  mentions  since the run: run 1 passed → failed" in render_text(evaluated)
 
 
 def test_a_kept_verdict_never_hides_a_failure() -> None:
@@ -177,6 +179,6 @@ def test_a_kept_verdict_never_hides_a_failure() -> None:
     failing_judge = _verdict("says_good", "prompt", False, regraded=False)
     task = _task(graders, RunGrade(1, Status.FAILED, (failing_judge,)))
     summary = GradeSummary("e", "eval.yaml", ("r.json",), (task,))
-    assert not summary.passed and build_report(summary).decision.exit_code == 1
+    assert not summary.passed and Evaluation.build(summary).exit_code == 1
     (row,) = build_report(summary).problems
     assert (row.grader, row.status, row.not_run) == ("says_good", "failed", "kept")

@@ -6,14 +6,14 @@ from dataclasses import replace
 
 from tests.report import factories
 from waza_ci.report._text import for_log
-from waza_ci.report.build import build_report
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.text import MAX_ROWS, render_text
 
 REPO = factories.REPO
 
 
 def test_first_screen_lists_failures_with_file_line_and_reason() -> None:
-    text = render_text(build_report(factories.failing_summary(), repo_root=REPO))
+    text = render_text(Evaluation.build(factories.failing_summary(), repo_root=REPO))
     lines = text.splitlines()
     assert lines[0].startswith(
         "waza-ci: FAILED: 3 tasks · 6 runs (1 errored in execution, 5 graded, 3 failed) · "
@@ -36,20 +36,20 @@ def test_first_screen_lists_failures_with_file_line_and_reason() -> None:
 
 
 def test_at_most_twenty_rows_then_how_many_more() -> None:
-    report = build_report(factories.huge_summary(tasks=30), repo_root=REPO)
+    report = Evaluation.build(factories.huge_summary(tasks=30), repo_root=REPO)
     text = render_text(report)
     rows = [line for line in text.splitlines() if line.startswith(("  failed", "  error"))]
     assert len(rows) == MAX_ROWS
-    assert f"  … {len(report.problems) - MAX_ROWS} more, see --summary" in text
+    assert f"  … {len(report.model.problems) - MAX_ROWS} more, see --summary" in text
 
 
 def test_errors_carry_what_to_do() -> None:
-    text = render_text(build_report(factories.error_summary(), repo_root=REPO))
+    text = render_text(Evaluation.build(factories.error_summary(), repo_root=REPO))
     assert "command not found: gradle\n          -> install it in the job" in text
 
 
 def test_colour_only_when_asked() -> None:
-    report = build_report(factories.failing_summary(), repo_root=REPO)
+    report = Evaluation.build(factories.failing_summary(), repo_root=REPO)
     assert "\x1b[31m" in render_text(report, colour=True)
     assert "\x1b[" not in render_text(report, colour=False)
 
@@ -57,7 +57,7 @@ def test_colour_only_when_asked() -> None:
 def test_untrusted_text_cannot_drive_the_terminal() -> None:
     summary = factories.one_failure_summary("fine\r\x1b[2J\x1b]0;pwned\x07 \u202eevil\u2028x")
     task = replace(summary.tasks[0], key="t\n::error::x")
-    text = render_text(build_report(replace(summary, tasks=(task,)), repo_root=REPO))
+    text = render_text(Evaluation.build(replace(summary, tasks=(task,)), repo_root=REPO))
     assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
     assert "t\\n::error::x" in text
     assert all(not line.startswith("::") for line in text.splitlines())

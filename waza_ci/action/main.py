@@ -247,7 +247,7 @@ class _ActionLog:
                 line=where.line if where else None,
             )
         with self._commands.stop_commands():
-            self._stdout.write(render_text(evaluation.model, summary_hint="the job summary"))
+            self._stdout.write(render_text(evaluation, summary_hint="the job summary"))
 
 
 def _report_error(commands: WorkflowCommands, err: WazaCiError, *, repo_root: str) -> None:

@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
     # Untrusted strings in the JSON must not break or start a log line either.
     sys.stdout.write(json_for_log(dump_json(evaluation.summary.outcome_json())))
     colour = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-    sys.stderr.write(render_text(evaluation.model, colour=colour))
+    sys.stderr.write(render_text(evaluation, colour=colour))
     sys.stderr.write(render_regressions_text(evaluation))
     return evaluation.exit_code
 

@@ -19,10 +19,10 @@ from waza_ci.gate.baseline import Side
 from waza_ci.gate.history_io import HistoryFile, recorded_text
 from waza_ci.outputs import OutputPlan, StreamWriter, write_text_files
 from waza_ci.report.benchmark import benchmark_json_text
-from waza_ci.report.decision import Verdict
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.model import report_json_text
 from waza_ci.report.regressions import render_job_summary
+from waza_ci.verdict import Verdict
 from waza_ci.waza.results import write_results
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def write_files(
     if plan.summary is not None:
         contents[plan.summary] = render_job_summary(evaluation, mode=outputs.report_mode)
     if plan.report_json is not None:
-        contents[plan.report_json] = report_json_text(evaluation.model)
+        contents[plan.report_json] = report_json_text(evaluation.model, evaluation.decision)
     if plan.html is not None:
         contents[plan.html] = html_report(graded, evaluation, request)
     if plan.benchmark_json is not None:

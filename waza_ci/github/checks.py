@@ -23,8 +23,8 @@ from waza_ci.github.http import (
 )
 from waza_ci.report._text import readable_bmp
 from waza_ci.report.annotations import Annotation
-from waza_ci.report.decision import Conclusion
 from waza_ci.report.github_limits import ANNOTATIONS_PER_REQUEST
+from waza_ci.verdict import Conclusion
 
 __all__ = [
     "CheckRunClient",

@@ -11,4 +11,5 @@ regexp.py        RE2 with Go's semantics, Unicode class names and error texts
 json.py          `Marshal` (compact) and `MarshalIndent` written as a stream
 json_scanner.py  `Unmarshal` and `Decoder` reading JSON, with the scanner's error texts
 yaml.py          yaml.v3: nulls, keys, and scalars as it resolves them
+errors.py        `GoError`, the base of every exception that carries Go's error text
 """

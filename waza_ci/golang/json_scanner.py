@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.strconv import go_quote
 
 _MAX_DEPTH = 10000  # Go's scanner
@@ -24,7 +25,7 @@ _HEX = frozenset(b"0123456789abcdefABCDEF")
 _ESCAPES = frozenset(b'bfnrt\\/"')
 
 
-class GoJSONError(ValueError):
+class GoJSONError(GoError, ValueError):
     """Go's error for a text `encoding/json` refuses; `str()` is Go's message."""
 
 

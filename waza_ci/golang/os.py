@@ -9,10 +9,12 @@ from __future__ import annotations
 import errno
 import os
 
+from waza_ci.golang.errors import GoError
+
 _CHUNK_BYTES = 1 << 20
 
 
-class GoFileError(Exception):
+class GoFileError(GoError):
     """The Go error of a read; `str()` is Go's whole text."""
 
     def __init__(self, text: str, *, not_exist: bool) -> None:

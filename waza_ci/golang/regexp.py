@@ -21,6 +21,8 @@ from typing import Protocol
 
 import re2
 
+from waza_ci.golang.errors import GoError
+
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # RE2 would print every refused pattern to stderr
 
@@ -46,7 +48,7 @@ _GO_CODES = {
 }
 
 
-class GoRegexError(ValueError):
+class GoRegexError(GoError, ValueError):
     """A pattern Go's regexp refuses; `str()` is Go's error text."""
 
 

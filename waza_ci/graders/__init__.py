@@ -10,6 +10,7 @@ session/       the saved session: `behavior`, `tool_calls`, `tool_constraint`,
                `action_sequence`, `skill_invocation`
 skill/         the task's prompt against SKILL.md: `trigger`
 programs/      a process: `program` (the sandbox), `code` (python3 or node)
+jsonschema/    the JSON Schema engine `json_schema` and the argument matchers of session/ share
 
 A `prompt` grader (an LLM judge) is not graded again: it needs a model, so its saved verdict is
 kept. A `type` that names no kind is refused when the spec is loaded (grading/plan.py).
@@ -52,7 +53,7 @@ def _diff() -> GraderKind:
 
 
 def _json_schema() -> GraderKind:
-    from waza_ci.graders.output.json_schema.grader import JsonSchemaGrader  # noqa: PLC0415
+    from waza_ci.graders.output.json_schema import JsonSchemaGrader  # noqa: PLC0415
 
     return JsonSchemaGrader()
 

@@ -3,7 +3,7 @@ Go error that stands in for a verdict, and timing.
 
 A kind implements `configure` (its `config`, decoded and checked once per grader, as waza
 checks it when it loads the spec) and `evaluate` (one saved run → an `Outcome`). Where waza's
-grader returns a Go error instead of a result, `evaluate` raises `GoError`: `waza grade`
+grader returns a Go error instead of a result, `evaluate` raises `GraderError`: `waza grade`
 aborts the whole grading on it, waza-ci reports it as that grader's error on that run and
 grades everything else (the step still fails).
 """
@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
+from waza_ci.golang.errors import GoError
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
 from waza_ci.waza.scoring import Verdict
 from waza_ci.waza.spec import GraderSpec
@@ -32,7 +33,7 @@ class Outcome:
     details: dict[str, Any] | None = None
 
 
-class GoError(Exception):
+class GraderError(GoError):
     """waza's grader returned an error instead of a result: at construction
     (`failed to create grader <name>: …`) or while grading (`failed to run grader …`)."""
 
@@ -70,7 +71,7 @@ class InProcessGrader(ABC, Generic[ConfigT]):
 
     @abstractmethod
     def evaluate(self, config: ConfigT, job: GraderJob) -> Outcome:
-        """Grade one saved run; raises GoError where waza's grader returns an error."""
+        """Grade one saved run; raises GraderError where waza's grader returns an error."""
 
     def warnings(self, grader: GraderSpec, config: ConfigT) -> tuple[str, ...]:
         return ()
@@ -79,7 +80,7 @@ class InProcessGrader(ABC, Generic[ConfigT]):
         started = time.perf_counter()
         try:
             outcome = self.evaluate(job.config, job)
-        except GoError as err:
+        except GraderError as err:
             return self.failed(job, err.text(job.grader), _elapsed_ms(started))
         raw = raw_verdict(
             job.grader,

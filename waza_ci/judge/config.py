@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.yaml import node_value
 from waza_ci.waza.spec import GraderSpec
 
@@ -114,7 +115,7 @@ def _is_path(reference: str) -> bool:
     return reference.endswith(".md") or reference.startswith((".", "/", "~")) or "/" in reference
 
 
-class RubricError(Exception):
+class RubricError(GoError):
     """A rubric file waza would refuse, in waza's words."""
 
 

@@ -20,10 +20,9 @@ from waza_ci.github.http import GitHubError, GitHubHttp, GitHubSetupError
 from waza_ci.publish.options import PublishOptions
 from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
-from waza_ci.report.decision import Conclusion
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.github_limits import LOG_ERRORS_PER_STEP
 from waza_ci.report.markdown import check_title, render_check_text
-from waza_ci.report.model import Report
 
 
 def open_session(
@@ -52,13 +51,12 @@ def publish_check_run(
     *,
     env: Mapping[str, str],
     head_sha: str,
-    report: Report,
-    conclusion: Conclusion,
+    evaluation: Evaluation,
     check_summary: str,
     commands: WorkflowCommands,
 ) -> CheckRunResult | None:
     """Post the check run; on any failure one warning and the annotations in the log."""
-    annotations = build_annotations(report)
+    annotations = build_annotations(evaluation.model)
     if not options.token:
         commands.warning("no `github-token` was given, so no check run was posted. " + FIX_HINT)
         log_annotations(commands, annotations)
@@ -70,10 +68,10 @@ def publish_check_run(
         name=options.check_name,
         head_sha=head_sha,
         external_id=_external_id(runner, options.check_name, env),
-        conclusion=conclusion,
-        title=check_title(report),
+        conclusion=evaluation.decision.conclusion,
+        title=check_title(evaluation),
         summary=check_summary,
-        text=render_check_text(report),
+        text=render_check_text(evaluation),
         annotations=annotations,
         details_url=run_url(runner),
     )

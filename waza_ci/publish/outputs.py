@@ -36,7 +36,7 @@ def write_report_json(
     step = re.sub(r"[^A-Za-z0-9_.-]", "_", env.get("GITHUB_ACTION", "")) or "waza-ci"
     relative = f"{REPORT_JSON_DIR}/report-{step}.json"
     try:
-        write_text_files({Path(relative): report_json_text(evaluation.model)})
+        write_text_files({Path(relative): report_json_text(evaluation.model, evaluation.decision)})
     except WazaCiError as err:  # a reporting problem must not hide the verdict
         commands.warning(f"could not write the report JSON: {err}")
         return ""

@@ -150,8 +150,7 @@ def _check_run(
         http,
         env=env,
         head_sha=options.head_sha,
-        report=evaluation.model,
-        conclusion=evaluation.decision.conclusion,
+        evaluation=evaluation,
         check_summary=render_check_summary_with_regressions(evaluation, mode=options.report),
         commands=commands,
     )

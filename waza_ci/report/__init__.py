@@ -2,7 +2,7 @@
 job summary and check run, annotations, terminal, pull-request comment body, waza gate's
 formats). Same input, same bytes.
 
-evaluation.py  what an evaluation decided (summary, model, baseline comparison, exit code)
+evaluation.py  what an evaluation found and decided (summary, model and its decision, comparison)
 model.py, build.py  the Report and its JSON; GradeSummary -> Report
 modules.py     the grader modules `ref:` graders came from, as every report names them
 reasons.py     why a verdict did not pass, in one line (telling.py: which line of the output)

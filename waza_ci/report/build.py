@@ -12,11 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from waza_ci.errors import Location
-from waza_ci.gate.baseline import BaselineComparison
-from waza_ci.gate.baseline_io import BaselineProblem
 from waza_ci.policy import DEFAULT_POLICY, GatePolicy
 from waza_ci.report._text import clean
-from waza_ci.report.decision import Findings, decide, split_not_evaluated
+from waza_ci.report.decision import split_not_evaluated
 from waza_ci.report.model import (
     SLOWEST_GRADERS,
     AnotherEvalFile,
@@ -58,16 +56,13 @@ from waza_ci.waza.scoring import (
 def build_report(
     summary: GradeSummary,
     *,
-    comparison: BaselineComparison | None = None,
     policy: GatePolicy = DEFAULT_POLICY,
-    baseline_asked: bool = False,
-    baseline_problem: BaselineProblem | None = None,
     another_eval: tuple[AnotherEvalFile, ...] = (),
     repo_root: str = "",
     links: SourceLinks | None = None,
 ) -> Report:
-    """The report of `summary` and the step's decision on it (decision.py, under `policy`,
-    with the comparison with the baseline, if any, and why a baseline asked for cannot serve);
+    """The report of `summary` (the step's decision on it is decision.py's; `policy` says
+    which tasks without runs are accepted, listed apart from those not evaluated);
     `another_eval`: files other than the results that are of another eval (a baseline);
     `repo_root` makes YAML paths repository-relative, `links` adds their URLs at the commit
     being checked."""
@@ -93,14 +88,6 @@ def build_report(
         kinds=_kind_counts(verdicts),
     )
     common_failure = _common_failure(summary)
-    decision = decide(
-        Findings(tasks, counts, common_failure),
-        summary,
-        comparison,
-        policy=policy,
-        baseline_asked=baseline_asked,
-        baseline_problem=baseline_problem,
-    )
     not_evaluated, accepted = split_not_evaluated(summary.not_evaluated, policy)
     unevaluated = {task.test_id for task in summary.not_evaluated}
     return Report(
@@ -108,7 +95,6 @@ def build_report(
         eval_path=repo_relative_path(summary.eval_path, repo_root)
         or posixpath.normpath(summary.eval_path),
         results_names=summary.results_names,
-        decision=decision,
         counts=counts,
         tasks=tasks,
         problems=problems,

@@ -119,7 +119,7 @@ def _why(rows: Sequence[GraderResult]) -> str:
 def _verdict(evaluation: Evaluation) -> list[str]:
     """The step's decision (the first line of every report), then the regression gate's line
     when a baseline was asked for; each followed by a blank line."""
-    lines = [verdict_line(evaluation.model), ""]
+    lines = [verdict_line(evaluation.model, evaluation.decision), ""]
     if evaluation.comparison is not None or evaluation.baseline_note is not None:
         lines += [gate_line(evaluation), ""]
     return lines

@@ -6,55 +6,24 @@ comparison with the baseline) and the user's policy; every shell and renderer re
 `Decision` and none decides again. The order is the order of severity: results of another
 eval, graders that could not run, tasks of the spec that were not evaluated, then grader and
 clean-up errors (all exit 3 under every `fail-on`), then what the policy gates on (exit 1),
-else a pass.
+else a pass. What a decision is (`Decision`, `Verdict`, `GateState`) is the leaf
+`waza_ci/verdict.py`; this module makes it from the `Report` and the summary.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
 
 from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.gate.baseline_io import BaselineProblem
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.report._text import plural
+from waza_ci.report.model import CommonFailure, Counts, GraderResult, Report
+from waza_ci.verdict import Conclusion, Decision, GateState, Verdict
 from waza_ci.waza.identity import FIX_ANOTHER_EVAL
 from waza_ci.waza.scoring import GradeSummary, NotEvaluated, NotEvaluatedWhy
-
-if TYPE_CHECKING:
-    from waza_ci.report.model import CommonFailure, Counts, GraderResult, TaskResult
-
-Conclusion = Literal["success", "failure", "neutral"]
-
-
-class Verdict(StrEnum):
-    """The step's verdict, as the first line of every report says it."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    ERRORS = "errors"
-    """Grader or clean-up errors."""
-    SETUP = "setup"
-    """Graders could not run: the job's setup, not the agent's work."""
-    NOTHING = "nothing"
-    """No run to grade (a shard with no task, every task filtered out)."""
-    ANOTHER_EVAL = "another-eval"
-    """A results file says it is of another eval than the spec."""
-    NOT_EVALUATED = "not-evaluated"
-    """A task of the spec has no graded run: no run saved, or every run errored."""
-
-
-class GateState(StrEnum):
-    """The regression gate's state (the `gate` output)."""
-
-    PASS = "pass"  # noqa: S105 - a gate state, not a secret
-    FAIL = "fail"
-    NO_BASELINE = "no-baseline"
-    """No baseline file, or one that shares no task with the results: nothing compared."""
-
 
 FIX_MISSING_BASELINE = (
     "check the baseline path (or the step that downloads it); for the first run on a "
@@ -107,41 +76,8 @@ _BASELINE_FIX = {
 }
 
 
-@dataclass(frozen=True)
-class Decision:
-    """What the step says. `reasons` are waza-ci's own words (no text from the results)."""
-
-    policy: GatePolicy
-    verdict: Verdict
-    exit_code: int
-    conclusion: Conclusion
-    gate: GateState
-    tasks_passed: bool
-    """Every task passed, fully graded, with no grader error: whatever `fail-on` gates on."""
-    reasons: tuple[str, ...]
-    """Why the step failed, or what it let pass; empty for a clean pass."""
-
-    @property
-    def passed(self) -> bool:
-        """The step passed (exit 0): the `passed` output."""
-        return self.exit_code == EXIT_PASSED
-
-
-@dataclass(frozen=True)
-class Findings:
-    """What the report found that the decision reads (the Report is built around it)."""
-
-    tasks: Sequence[TaskResult]
-    counts: Counts
-    common_failure: CommonFailure | None
-
-    @property
-    def setup_rows(self) -> list[GraderResult]:
-        return [row for task in self.tasks for row in task.graders if row.setup]
-
-
 def decide(
-    found: Findings,
+    report: Report,
     summary: GradeSummary,
     comparison: BaselineComparison | None,
     *,
@@ -149,10 +85,11 @@ def decide(
     baseline_asked: bool,
     baseline_problem: BaselineProblem | None = None,
 ) -> Decision:
-    """The decision for one evaluation; `baseline_asked`: baseline files were named (or the
-    gate was asked for), whether or not any was found; `baseline_problem`: why none can serve."""
+    """The decision on `report` (built from `summary`); `baseline_asked`: baseline files were
+    named (or the gate was asked for), whether or not any was found; `baseline_problem`: why
+    none can serve."""
     gate = gate_state(comparison, baseline_problem)
-    setup_rows = found.setup_rows
+    setup_rows = [row for task in report.tasks for row in task.graders if row.setup]
     not_evaluated, accepted = split_not_evaluated(summary.not_evaluated, policy)
     tasks_passed = (
         summary.passed
@@ -161,8 +98,8 @@ def decide(
         and not summary.not_evaluated
         and not summary.another_eval
     )
-    failures = _failure_reasons(summary, found.counts)
-    errors = _error_reasons(found.counts)
+    failures = _failure_reasons(summary, report.counts)
+    errors = _error_reasons(report.counts)
     gate_reasons = _gate_reasons(
         comparison, gate, policy, baseline_asked=baseline_asked, problem=baseline_problem
     )
@@ -174,7 +111,8 @@ def decide(
         return Decision(policy, verdict, code, conclusion, gate, tasks_passed, tuple(reasons))
 
     unevaluated = _not_evaluated_reasons(not_evaluated)
-    common = found.common_failure if found.common_failure and found.common_failure.setup else None
+    common = report.common_failure
+    common = common if common is not None and common.setup else None
     setup = _setup_reason(setup_rows, common) if setup_rows or common is not None else None
     another = (
         f"{plural(len(summary.another_eval), 'results file')} of another eval than the spec "
@@ -196,7 +134,7 @@ def decide(
         (gating_failures, Verdict.FAILED, EXIT_FAILED, failures),
         (gating_regressions, Verdict.FAILED, EXIT_FAILED, gate_reasons.lines),
         (
-            not found.tasks or found.counts.runs == 0,
+            not report.tasks or report.counts.runs == 0,
             Verdict.NOTHING,
             EXIT_PASSED,
             gate_reasons.lines,

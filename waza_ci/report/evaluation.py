@@ -1,6 +1,6 @@
 """The Evaluation: what one grading (or merge) found and decided, as every renderer and shell
-reads it: the summary, the report model with the step's one decision, the comparison with the
-baseline."""
+reads it: the summary, the report model and, beside it, the step's one decision on it, the
+comparison with the baseline."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from waza_ci.gate.history import HistoryView
 from waza_ci.judge.spend import JudgeReport
 from waza_ci.policy import DEFAULT_POLICY, GatePolicy
 from waza_ci.report.build import build_report
-from waza_ci.report.decision import Decision
+from waza_ci.report.decision import decide
 from waza_ci.report.model import AnotherEvalFile, Report, SourceLinks
+from waza_ci.verdict import Decision
 from waza_ci.waza.scoring import GradeSummary
 from waza_ci.waza.spec import LoadWarning
 
@@ -23,6 +24,9 @@ from waza_ci.waza.spec import LoadWarning
 class Evaluation:
     summary: GradeSummary
     model: Report
+    decision: Decision
+    """The step's one decision on `model` (decision.py), made once, when the evaluation is
+    built; every renderer and shell reads it here."""
     comparison: BaselineComparison | None
     flaky: tuple[FlakyTask, ...]
     baseline_note: str | None
@@ -55,10 +59,7 @@ class Evaluation:
         baseline = baseline or BaselineUse()
         model = build_report(
             summary,
-            comparison=baseline.comparison,
             policy=policy,
-            baseline_asked=baseline_asked,
-            baseline_problem=baseline.problem,
             another_eval=(
                 *(AnotherEvalFile("baseline", f) for f in baseline.another_eval),
                 *(AnotherEvalFile("history", f) for f in baseline.history_another_eval),
@@ -68,9 +69,18 @@ class Evaluation:
         )
         if judge is not None:
             model = replace(model, judge=judge)
+        decision = decide(
+            model,
+            summary,
+            baseline.comparison,
+            policy=policy,
+            baseline_asked=baseline_asked,
+            baseline_problem=baseline.problem,
+        )
         return cls(
             summary=summary,
             model=model,
+            decision=decision,
             comparison=baseline.comparison,
             flaky=tuple(flaky_of(summary.tasks)),
             baseline_note=baseline.note,
@@ -78,11 +88,6 @@ class Evaluation:
             shard_note=shard_note,
             history=history,
         )
-
-    @property
-    def decision(self) -> Decision:
-        """The step's one decision (made once, when the report was built)."""
-        return self.model.decision
 
     @property
     def exit_code(self) -> int:

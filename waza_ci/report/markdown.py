@@ -1,4 +1,4 @@
-"""Report -> the three Markdown documents GitHub shows, each within its size limit. Pure.
+"""Evaluation -> the three Markdown documents GitHub shows, each within its size limit. Pure.
 
 * the job summary (1 MiB): heading, the first screen, then every failing grader's details;
 * the check run's `output.summary` (65,535 bytes): the first screen;
@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from waza_ci.report._text import format_bytes, one_line, plural, utf8_len
 from waza_ci.report.details import render_details
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, CHECK_TITLE_CHARS, JOB_SUMMARY_BYTES
 from waza_ci.report.md import CHECK_RUN, JOB_SUMMARY, Medium, code
 from waza_ci.report.model import Report
@@ -89,7 +90,7 @@ def _fit_first_screen(blocks: list[str], budget: int, limit: int) -> list[str]:
 
 
 def render_markdown(
-    report: Report,
+    evaluation: Evaluation,
     *,
     mode: ListMode = ListMode.FAILURES,
     limit_bytes: int = JOB_SUMMARY_BYTES,
@@ -98,7 +99,7 @@ def render_markdown(
     """The job summary: heading, first screen, details; at most `limit_bytes` UTF-8 bytes.
     `extra`: Markdown blocks for the first screen, after the failures (see first_screen)."""
     return _document(
-        report,
+        evaluation,
         JOB_SUMMARY,
         mode=mode,
         extra=extra,
@@ -111,7 +112,7 @@ def render_markdown(
 
 
 def render_check_summary(
-    report: Report,
+    evaluation: Evaluation,
     *,
     mode: ListMode = ListMode.FAILURES,
     limit_bytes: int = CHECK_OUTPUT_BYTES,
@@ -119,7 +120,7 @@ def render_check_summary(
 ) -> str:
     """The check run's output.summary: the first screen."""
     return _document(
-        report,
+        evaluation,
         CHECK_RUN,
         mode=mode,
         extra=extra,
@@ -131,10 +132,11 @@ def render_check_summary(
     )
 
 
-def render_check_text(report: Report, *, limit_bytes: int = CHECK_OUTPUT_BYTES) -> str:
+def render_check_text(evaluation: Evaluation, *, limit_bytes: int = CHECK_OUTPUT_BYTES) -> str:
     """The check run's output.text: every failing grader's distinct outputs (or a line
     saying there are none)."""
     _check_limit(limit_bytes)
+    report = evaluation.model
     if not report.problems and not any(t.errored_runs for t in report.tasks):
         return "Every grader passed on every run: there is nothing to detail.\n"
     head = ["### Details"]
@@ -149,7 +151,7 @@ def _note_for(limit: int, what: str, cut: int, dropped: int) -> list[str]:
 
 
 def _document(
-    report: Report,
+    evaluation: Evaluation,
     medium: Medium,
     *,
     mode: ListMode,
@@ -161,9 +163,12 @@ def _document(
     extra: Sequence[str],
 ) -> str:
     _check_limit(limit_bytes)
+    report = evaluation.model
     head = [_heading(report, medium)] if heading else []
     widest = _trim_note(limit_bytes, what, _WIDEST_NOTE_COUNT, _WIDEST_NOTE_COUNT)
-    screen = first_screen(report, medium, max_rows=rows, mode=mode, extra=extra)
+    screen = first_screen(
+        report, evaluation.decision, medium, max_rows=rows, mode=mode, extra=extra
+    )
     screen = _fit_first_screen(screen, limit_bytes - _size([*head, widest]) - 2, limit_bytes)
     if not details or not (report.problems or any(t.errored_runs for t in report.tasks)):
         return _join([*head, *screen])
@@ -177,9 +182,12 @@ def _document(
     return _join([*head, *screen[:1], *note, *screen[1:], *shown])
 
 
-def check_title(report: Report) -> str:
+def check_title(evaluation: Evaluation) -> str:
     """One plain line for output.title: the decision and the counts (no untrusted text, no
     time: the same grading gives the same title)."""
-    parts = [verdict_label(report)[1], *verdict_parts(report, with_time=False)]
+    parts = [
+        verdict_label(evaluation.decision)[1],
+        *verdict_parts(evaluation.model, with_time=False),
+    ]
     title = " · ".join(parts)
     return title[:CHECK_TITLE_CHARS]

@@ -4,7 +4,8 @@ One row per (task, grader) with its status, the one-line reason, runs failed out
 graded, durations, the grader's YAML line (and its URL at the commit, when known) and its
 distinct feedback texts with the runs that produced each. Above the rows: the counts, a
 banner when every execution failed the same way, graders failing on every task, the slowest
-graders (build.py fills them in). `Report.to_json()` is the `report-json` file; the Markdown,
+graders (build.py fills them in). `report_json(report, decision)` is the `report-json` file
+(the step's decision, made from the Report by decision.py, beside it); the Markdown,
 annotations and terminal renderers only format what is here, so they agree with the file.
 
 Texts are kept as the grader wrote them (cleaned of control characters); escaping is the
@@ -19,7 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from waza_ci.judge.spend import JudgeReport
-from waza_ci.report.decision import Decision, Verdict
+from waza_ci.verdict import Decision
 from waza_ci.waza.identity import AnotherEval
 from waza_ci.waza.scoring import (
     NotEvaluated,
@@ -251,8 +252,6 @@ class Report:
     eval_name: str
     eval_path: str
     results_names: tuple[str, ...]
-    decision: Decision
-    """The step's one decision; every renderer says what it says."""
     counts: Counts
     tasks: tuple[TaskResult, ...]
     problems: tuple[GraderResult, ...]
@@ -274,10 +273,6 @@ class Report:
     """The grader modules of `ref:` graders, by ref."""
 
     @property
-    def verdict(self) -> Verdict:
-        return self.decision.verdict
-
-    @property
     def flipped(self) -> tuple[GraderResult, ...]:
         """Rows with a run whose verdict changed since the results were saved."""
         return tuple(row for task in self.tasks for row in task.graders if row.flips)
@@ -287,16 +282,13 @@ class Report:
         """Task keys that did not pass (or had a grader error), in report order."""
         return [task.key for task in self.tasks if task.status is not Status.PASSED]
 
-    def to_json(self) -> dict[str, Any]:
-        return _report_json(self)
-
 
 # --- JSON -------------------------------------------------------------------------------------
 
 
-def report_json_text(report: Report) -> str:
+def report_json_text(report: Report, decision: Decision) -> str:
     """The report file's text: indented JSON, characters as themselves, a final newline."""
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(report_json(report, decision), indent=2, ensure_ascii=False) + "\n"
 
 
 def _source_json(source: Source) -> dict[str, Any]:
@@ -333,14 +325,15 @@ def _passed_word(passed: bool) -> str:
     return "passed" if passed else "failed"
 
 
-def _report_json(report: Report) -> dict[str, Any]:
+def report_json(report: Report, decision: Decision) -> dict[str, Any]:
+    """The `report-json` document: the Report and the step's decision on it."""
     counts = report.counts
     data: dict[str, Any] = {
         "version": REPORT_VERSION,
         "eval": {"name": report.eval_name, "path": report.eval_path},
         "results_files": list(report.results_names),
-        "verdict": str(report.verdict),
-        "decision": _decision_json(report.decision),
+        "verdict": str(decision.verdict),
+        "decision": _decision_json(decision),
         "counts": {
             "tasks": counts.tasks,
             "runs": counts.runs,

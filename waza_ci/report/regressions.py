@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
 from waza_ci.gate.flaky import FlakyTask
 from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
-from waza_ci.report.decision import GateState
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown import (
@@ -23,6 +22,7 @@ from waza_ci.report.markdown import (
 from waza_ci.report.md import JOB_SUMMARY, code
 from waza_ci.report.screen import ListMode
 from waza_ci.report.trends import against, render_history_markdown, render_history_text
+from waza_ci.verdict import GateState
 
 SECTION_LIMIT = 131_072
 """The section's share of the job summary (whose limit is 1 MiB); rows past it are counted."""
@@ -257,7 +257,7 @@ def render_job_summary(
     note = evaluation.shard_note
     budget = limit_bytes - utf8_len(note)
     section = _section(evaluation, SECTION_LIMIT, budget)
-    return note + render_markdown(evaluation.model, mode=mode, limit_bytes=budget, extra=section)
+    return note + render_markdown(evaluation, mode=mode, limit_bytes=budget, extra=section)
 
 
 CHECK_SECTION_LIMIT = 16_384
@@ -272,7 +272,7 @@ def render_check_summary_with_regressions(
 ) -> str:
     """The check run's summary with the regression section, within `limit_bytes`."""
     section = _section(evaluation, CHECK_SECTION_LIMIT, limit_bytes)
-    return render_check_summary(evaluation.model, mode=mode, limit_bytes=limit_bytes, extra=section)
+    return render_check_summary(evaluation, mode=mode, limit_bytes=limit_bytes, extra=section)
 
 
 def _section(evaluation: Evaluation, section_limit: int, limit_bytes: int) -> list[str]:

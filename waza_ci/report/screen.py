@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from waza_ci.report._text import format_score, plural
-from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED, Verdict
+from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED
 from waza_ci.report.judging import judge_block
 from waza_ci.report.md import Medium, code, link, table, trusted
 from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderResult, Report, TaskResult
 from waza_ci.report.modules import modules_text
 from waza_ci.report.reasons import format_duration
+from waza_ci.verdict import Decision, Verdict
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.scoring import NotEvaluated, NotEvaluatedWhy, Status
 
@@ -178,16 +179,16 @@ def flip_words(row: GraderResult) -> str:
     return ", ".join(f"{words[saved]} → {words[now]}" for saved, now in pairs)
 
 
-def verdict_label(report: Report) -> tuple[str, str]:
-    return _VERDICT_LABELS[report.verdict]
+def verdict_label(decision: Decision) -> tuple[str, str]:
+    return _VERDICT_LABELS[decision.verdict]
 
 
-def verdict_line(report: Report) -> str:
+def verdict_line(report: Report, decision: Decision) -> str:
     """The step's decision and the counts, then (on a line of its own) why: the first thing
     every Markdown report says, and the same words as the terminal's."""
-    icon, label = verdict_label(report)
+    icon, label = verdict_label(decision)
     line = " · ".join([f"**{icon} {label}**", *verdict_parts(report)])
-    reasons = report.decision.reasons
+    reasons = decision.reasons
     return f"{line}  \n**Why:** {trusted('; '.join(reasons))}" if reasons else line
 
 
@@ -477,6 +478,7 @@ def skipped(report: Report, medium: Medium) -> list[str]:
 
 def first_screen(
     report: Report,
+    decision: Decision,
     medium: Medium,
     *,
     max_rows: int,
@@ -486,7 +488,7 @@ def first_screen(
     """The blocks of the first screen, in reading order. `extra` are Markdown blocks a later
     step adds (e.g. a comparison with the base branch), placed right after the failures;
     they must be safe Markdown already."""
-    blocks = [verdict_line(report), *another_eval_blocks(report, medium)]
+    blocks = [verdict_line(report, decision), *another_eval_blocks(report, medium)]
     blocks += [*kinds_line(report, medium), *judge_block(report, medium)]
     blocks += banner(report, medium)
     blocks += not_evaluated_table(report, medium, max_rows=max_rows)

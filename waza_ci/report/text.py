@@ -1,4 +1,4 @@
-"""Report -> the terminal's first screen (the CLI's stderr, the action's log). Pure.
+"""Evaluation -> the terminal's first screen (the CLI's stderr, the action's log). Pure.
 
 The verdict line, then up to MAX_ROWS failing (task, grader) rows with the YAML `file:line`
 and the reason, then how many more there are. Untrusted text goes through `for_log`, so a
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from waza_ci.report._text import UNNAMED, for_log, shorten
-from waza_ci.report.decision import Verdict
+from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.judging import judge_parts
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.modules import modules_text
@@ -24,6 +24,7 @@ from waza_ci.report.screen import (
     not_evaluated_words,
     verdict_parts,
 )
+from waza_ci.verdict import Verdict
 from waza_ci.waza.scoring import Status
 
 MAX_ROWS = 20
@@ -102,14 +103,17 @@ def _not_evaluated(report: Report, colour: bool) -> list[str]:
     return lines
 
 
-def render_text(report: Report, *, colour: bool = False, summary_hint: str = "--summary") -> str:
+def render_text(
+    evaluation: Evaluation, *, colour: bool = False, summary_hint: str = "--summary"
+) -> str:
     """A few lines for a terminal: verdict, banner, failing rows, skipped tasks."""
-    label, tint = _LABELS[report.verdict]
+    report, decision = evaluation.model, evaluation.decision
+    label, tint = _LABELS[decision.verdict]
     lines = [
         f"waza-ci: {_paint(label, _BOLD + tint, colour)}: " + " · ".join(verdict_parts(report))
     ]
-    if report.decision.reasons:
-        lines.append("  why: " + "; ".join(report.decision.reasons))
+    if decision.reasons:
+        lines.append("  why: " + "; ".join(decision.reasons))
     for item in report.another_eval:
         what, found, expected = another_eval_parts(item, lambda t: repr(_safe(t, NAME_MAX_CHARS)))
         lines.append(f"  another eval: {what} says it is of eval {found}, not of eval {expected}")

@@ -11,12 +11,13 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.os import go_errno_text
 from waza_ci.golang.strconv import go_quote
 from waza_ci.sandbox.startcheck import StartProblem
 
 
-class CannotStart(Exception):
+class CannotStart(GoError):
     """The program was not started; the message is Go's error text for the reason, and
     `problem` what the program's file shows about it (startcheck.py), when it shows more."""
 

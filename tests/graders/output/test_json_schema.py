@@ -15,9 +15,9 @@ from tests.graders.harness import Loaded, grade, grader_task
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderJob, GraderResult, GraderSetup
-from waza_ci.graders.output.json_schema import compile as json_schema_compile
-from waza_ci.graders.output.json_schema.formats import format_reason
-from waza_ci.graders.output.json_schema.grader import PASSED
+from waza_ci.graders.jsonschema import compile as json_schema_compile
+from waza_ci.graders.jsonschema.formats import format_reason
+from waza_ci.graders.output.json_schema import PASSED
 from waza_ci.waza.results import SavedRun
 
 PERSON = {
@@ -546,7 +546,7 @@ def test_the_schema_is_compiled_once_per_working_directory(
         compiled.append(working_directory)
         return real(schema, working_directory)
 
-    monkeypatch.setattr("waza_ci.graders.output.json_schema.grader.compile_schema", counting)
+    monkeypatch.setattr("waza_ci.graders.output.json_schema.compile_schema", counting)
     loaded = schema_grader(tmp_path, {"schema": PERSON})
     grader = loaded.grader("t")
     kind = kind_of(grader)

@@ -21,7 +21,7 @@ from tests.graders.output.test_expected import wild_graders
 from waza_ci.errors import InputError
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderJob, GraderSetup
-from waza_ci.graders.inprocess import GoError
+from waza_ci.graders.inprocess import GraderError
 from waza_ci.graders.programs.code_io import decode_results, stdin_document
 from waza_ci.waza.results import SavedRun
 from waza_ci.waza.scoring import Problem
@@ -511,7 +511,7 @@ def test_decode_results(stdout: str, results: list[str]) -> None:
     ],
 )
 def test_undecodable_results(stdout: str, problem: str) -> None:
-    with pytest.raises(GoError) as caught:
+    with pytest.raises(GraderError) as caught:
         decode_results(stdout)
     assert (
         caught.value.message

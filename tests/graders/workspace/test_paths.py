@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from waza_ci.golang.filepath import go_abs, go_clean
-from waza_ci.graders.inprocess import GoError
+from waza_ci.graders.inprocess import GraderError
 from waza_ci.graders.workspace.paths import (
     RootedWorkspace,
     RootError,
@@ -91,7 +91,7 @@ def test_go_abs_resolves_against_the_working_directory_not_the_process_cwd() -> 
     ],
 )
 def test_paths_outside_the_workspace_are_go_errors(workspace: str, path: str, message: str) -> None:
-    with pytest.raises(GoError) as raised:
+    with pytest.raises(GraderError) as raised:
         check_inside(workspace, path, "/proj")
     assert raised.value.message == message
     assert raised.value.at_creation is False
@@ -103,7 +103,7 @@ def test_paths_inside_pass(path: str) -> None:
 
 
 def test_the_first_violation_in_order_is_the_error() -> None:
-    with pytest.raises(GoError, match='"/b" is absolute'):
+    with pytest.raises(GraderError, match='"/b" is absolute'):
         check_all_inside("/ws", ["ok", "/b", "../c"], "/proj")
 
 

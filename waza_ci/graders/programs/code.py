@@ -27,7 +27,7 @@ from pathlib import Path
 from waza_ci.errors import InputError
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
-from waza_ci.graders.inprocess import GoError
+from waza_ci.graders.inprocess import GraderError
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.programs.code_io import decode_results, stdin_document
 from waza_ci.graders.programs.program import outcome_diagnosis, outcome_notes
@@ -106,7 +106,7 @@ class CodeGrader:
     def grade(self, job: GraderJob) -> GraderResult:
         config: CodeConfig = job.config
         if config.creation_error is not None:
-            return _error(job, GoError(config.creation_error, at_creation=True), 0)
+            return _error(job, GraderError(config.creation_error, at_creation=True), 0)
         language = LANGUAGES[config.language]
         setup = job.setup
         interpreter = (
@@ -126,7 +126,7 @@ class CodeGrader:
             return _run_failure(job, outcome, language)
         try:
             results = decode_results(outcome.stdout)
-        except GoError as err:
+        except GraderError as err:
             diagnosis = outcome_diagnosis(outcome, job.timeout_source, trimmed=False)
             return _error(job, err, outcome.duration_ms, diagnosis, outcome_notes(outcome))
         failures = [
@@ -202,7 +202,7 @@ def _run_failure(job: GraderJob, outcome: ProgramOutcome, language: Language) ->
     if outcome.cancelled:
         return _failed(job, "grading was cancelled", outcome.duration_ms, diagnosis)
     # waza's text: the interpreter's stdout in parentheses, then Go's error for its exit.
-    error = GoError(
+    error = GraderError(
         f"failed to execute inline script for assertions ({outcome.stdout}): {outcome.exit_error}"
     )
     notes = outcome_notes(outcome) + ((language.install_hint,) if not outcome.started else ())
@@ -211,7 +211,7 @@ def _run_failure(job: GraderJob, outcome: ProgramOutcome, language: Language) ->
 
 def _error(
     job: GraderJob,
-    error: GoError,
+    error: GraderError,
     duration_ms: int,
     diagnosis: Diagnosis | None = None,
     notes: tuple[str, ...] = (),

@@ -12,7 +12,7 @@ from typing import Any
 
 from waza_ci.golang.json_scanner import GoJSONError, go_unmarshal_struct
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError
+from waza_ci.graders.inprocess import GraderError
 
 
 def stdin_document(job: GraderJob, assertions: tuple[str, ...]) -> bytes:
@@ -139,7 +139,7 @@ def _folded_key(mapping: dict[str, Any], name: str) -> str | None:
 
 def decode_results(stdout: str) -> list[str]:
     """The runner's `{"results": [...]}`, read as Go's json.Unmarshal reads it into a struct
-    with a `Results []string` field; raises GoError with waza's text."""
+    with a `Results []string` field; raises GraderError with waza's text."""
     try:
         document = go_unmarshal_struct(stdout)
     except GoJSONError as err:
@@ -157,5 +157,5 @@ def decode_results(stdout: str) -> list[str]:
     return ["" if r is None else r for r in results]  # Go leaves a string null as ""
 
 
-def _undecodable(stdout: str, problem: str) -> GoError:
-    return GoError(f"failed to deserialize output ({stdout}) from assertions: {problem}")
+def _undecodable(stdout: str, problem: str) -> GraderError:
+    return GraderError(f"failed to deserialize output ({stdout}) from assertions: {problem}")

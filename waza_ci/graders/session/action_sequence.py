@@ -22,7 +22,7 @@ from waza_ci.errors import InputError
 from waza_ci.golang.fmt import go_list
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.digest import session_of
 from waza_ci.waza.spec import GraderSpec
@@ -119,7 +119,7 @@ class ActionSequenceGrader(InProcessGrader[ActionSequenceConfig]):
 
     def evaluate(self, config: ActionSequenceConfig, job: GraderJob) -> Outcome:
         if config.construction_error is not None:
-            raise GoError(config.construction_error, at_creation=True)
+            raise GraderError(config.construction_error, at_creation=True)
         tools_used = session_of(job.run).tools_used
         actual = tools_used or []
         score = sequence_score(config.expected, actual)

@@ -11,7 +11,7 @@ Values compare after a JSON round trip (every number a float64), and non-strings
 by their compact Go JSON (`{"x":1}`).
 
 A `json_schema` matcher is compiled and checked by the same engine as the `json_schema` grader
-(graders/output/json_schema/), because waza uses one library for both: argmatcher/matcher.go
+(graders/jsonschema/), because waza uses one library for both: argmatcher/matcher.go
 and json_schema_grader.go each import github.com/santhosh-tekuri/jsonschema/v6 (microsoft/waza,
 internal/graders/). The matcher's resource is `argmatcher.json`, the grader's `schema.json`, so
 the URL in its texts is `file://<working directory>/argmatcher.json#`.
@@ -29,7 +29,7 @@ from waza_ci.golang.fmt import go_float, go_value
 from waza_ci.golang.json import go_json
 from waza_ci.golang.regexp import GoPattern, matches
 from waza_ci.golang.strconv import go_quote
-from waza_ci.graders.output.json_schema.compile import (
+from waza_ci.graders.jsonschema.compile import (
     CompiledSchema,
     SchemaCompileError,
     compile_schema,

@@ -21,11 +21,12 @@ from typing import Any
 
 import yaml
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.regexp import GoRegexError, compile_go
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.yaml import child, is_null, node_value, resolve
 from waza_ci.graders.base import GoStruct
-from waza_ci.graders.output.json_schema.compile import go_json_round_trip
+from waza_ci.graders.jsonschema.compile import go_json_round_trip
 from waza_ci.graders.params import config_error
 from waza_ci.graders.session.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
 from waza_ci.waza.spec import GraderSpec
@@ -34,7 +35,7 @@ _ALLOWED = ", ".join(KINDS)
 _MAP_TYPE = "map[string]interface {}"
 
 
-class MatcherError(Exception):
+class MatcherError(GoError):
     """A matcher waza refuses while decoding the YAML; `str()` is waza's text."""
 
     def __init__(self, message: str, node: yaml.Node | None = None) -> None:

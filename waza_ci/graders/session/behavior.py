@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.digest import Session, session_of
 from waza_ci.waza.spec import GraderSpec
@@ -81,7 +81,7 @@ class BehaviorGrader(InProcessGrader[BehaviorConfig]):
 
     def evaluate(self, config: BehaviorConfig, job: GraderJob) -> Outcome:
         if config.construction_error is not None:
-            raise GoError(config.construction_error, at_creation=True)
+            raise GraderError(config.construction_error, at_creation=True)
         session = session_of(job.run)
         duration = job.run.duration_ms
         failures = _failures(config, session, duration)

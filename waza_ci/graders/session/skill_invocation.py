@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from waza_ci.errors import InputError
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.action_sequence import (
     ANY_ORDER,
@@ -90,7 +90,7 @@ class SkillInvocationGrader(InProcessGrader[SkillInvocationConfig]):
 
     def evaluate(self, config: SkillInvocationConfig, job: GraderJob) -> Outcome:
         if config.construction_error is not None:
-            raise GoError(config.construction_error, at_creation=True)
+            raise GraderError(config.construction_error, at_creation=True)
         actual = skill_names(job.run)
         score = _required_score(config.required, actual)
         required_passed = not config.required or sequence_matches(

@@ -27,7 +27,7 @@ from waza_ci.golang.regexp import GoPattern, GoRegexError, compile_go, matches
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.argmatcher import ArgMatchers, argument_failures
 from waza_ci.graders.session.argmatcher_decode import listed_arg_matchers
@@ -84,12 +84,12 @@ class ToolCallsGrader(InProcessGrader[ToolCallsConfig]):
         )
         try:
             return replace(config, expectations=_constructed(grader.name, config, tools, matchers))
-        except GoError as err:
+        except GraderError as err:
             return replace(config, construction_error=err.message)
 
     def evaluate(self, config: ToolCallsConfig, job: GraderJob) -> Outcome:
         if config.construction_error is not None:
-            raise GoError(config.construction_error, at_creation=True)
+            raise GraderError(config.construction_error, at_creation=True)
         calls = tool_calls_of(job.run)
         called = dict.fromkeys(call.name for call in calls)  # first-seen order
         checks, failures = _list_and_count_checks(config, called, len(calls))
@@ -145,21 +145,21 @@ def _list_and_count_checks(
 def _constructed(
     name: str, config: ToolCallsConfig, tools: list[str], matchers: dict[int, ArgMatchers]
 ) -> tuple[Expectation, ...]:
-    """The compiled expectations; raises GoError for what waza's constructor refuses, in its
+    """The compiled expectations; raises GraderError for what waza's constructor refuses, in its
     order: no constraint at all, then the counts, then each expectation."""
     prefix = f"tool_calls grader {go_quote(name)}:"
     low, high = config.min_calls, config.max_calls
     if not (config.required or config.forbidden or low is not None or high is not None or tools):
-        raise GoError(
+        raise GraderError(
             f"{prefix} at least one constraint (required_tools, forbidden_tools, min_calls, "
             "max_calls, expect) must be specified"
         )
     if low is not None and low < 0:
-        raise GoError(f"{prefix} min_calls must be non-negative, got {low}")
+        raise GraderError(f"{prefix} min_calls must be non-negative, got {low}")
     if high is not None and high < 0:
-        raise GoError(f"{prefix} max_calls must be non-negative, got {high}")
+        raise GraderError(f"{prefix} max_calls must be non-negative, got {high}")
     if low is not None and high is not None and low > high:
-        raise GoError(f"{prefix} min_calls ({low}) must be <= max_calls ({high})")
+        raise GraderError(f"{prefix} min_calls ({low}) must be <= max_calls ({high})")
     return tuple(
         _expectation(name, index, tool, matchers.get(index, ())) for index, tool in enumerate(tools)
     )
@@ -168,14 +168,14 @@ def _constructed(
 def _expectation(name: str, index: int, tool: str, matchers: ArgMatchers) -> Expectation:
     prefix = f"tool_calls grader {go_quote(name)}: expect[{index}]"
     if go_trim_space(tool) == "":
-        raise GoError(f"{prefix}.tool: required non-empty string")
+        raise GraderError(f"{prefix}.tool: required non-empty string")
     try:
         pattern = compile_go("(?i)" + tool)
     except GoRegexError as err:
-        raise GoError(f"{prefix}.tool: invalid regex: {err}") from None
+        raise GraderError(f"{prefix}.tool: invalid regex: {err}") from None
     for key, matcher in matchers:
         if matcher.construction_error is not None:
-            raise GoError(f"{prefix}.args[{key}]: {matcher.construction_error}")
+            raise GraderError(f"{prefix}.args[{key}]: {matcher.construction_error}")
     return Expectation(tool, pattern, matchers)
 
 

@@ -25,7 +25,7 @@ from waza_ci.golang.regexp import GoPattern, GoRegexError, compile_go, matches
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.session.argmatcher import ArgMatchers, argument_failures
 from waza_ci.graders.session.argmatcher_decode import listed_arg_matchers
@@ -109,7 +109,7 @@ class ToolConstraintGrader(InProcessGrader[ToolConstraintConfig]):
                 )
                 for field in _FIELDS
             }
-        except GoError as err:
+        except GraderError as err:
             message = f"tool_constraint grader '{grader.name}': {err.message}"
             return ToolConstraintConfig(construction_error=message)
         return ToolConstraintConfig(
@@ -120,7 +120,7 @@ class ToolConstraintGrader(InProcessGrader[ToolConstraintConfig]):
 
     def evaluate(self, config: ToolConstraintConfig, job: GraderJob) -> Outcome:
         if config.construction_error is not None:
-            raise GoError(config.construction_error, at_creation=True)
+            raise GraderError(config.construction_error, at_creation=True)
         session = session_of(job.run)
         calls = tool_calls_of(job.run)
         cwd = job.setup.working_directory
@@ -152,11 +152,11 @@ class ToolConstraintGrader(InProcessGrader[ToolConstraintConfig]):
 
 
 def _spec(field: str, index: int, entry: dict[str, Any], matchers: ArgMatchers) -> ToolSpec:
-    """One compiled spec; raises GoError with waza's text (without the grader prefix)."""
+    """One compiled spec; raises GraderError with waza's text (without the grader prefix)."""
     where = f"config.{field}[{index}]"
     tool = go_trim_space(entry.get("tool") or "")
     if tool == "":
-        raise GoError(f"{where}.tool: required non-empty string")
+        raise GraderError(f"{where}.tool: required non-empty string")
     tool_pattern = None
     if field != "allow_only":  # an allow-list names tools exactly: no regex
         tool_pattern = _compiled(f"{where}.tool", tool)
@@ -167,7 +167,7 @@ def _spec(field: str, index: int, entry: dict[str, Any], matchers: ArgMatchers) 
     }
     for key, matcher in matchers:
         if matcher.construction_error is not None:
-            raise GoError(f"{where}.args[{key}]: {matcher.construction_error}")
+            raise GraderError(f"{where}.args[{key}]: {matcher.construction_error}")
     return ToolSpec(
         tool=tool,
         tool_pattern=tool_pattern,
@@ -181,7 +181,7 @@ def _compiled(where: str, pattern: str) -> GoPattern:
     try:
         return compile_go("(?i)" + pattern)
     except GoRegexError as err:
-        raise GoError(f"{where}: invalid regex: {err}") from None
+        raise GraderError(f"{where}: invalid regex: {err}") from None
 
 
 def _describe(tool: str, entry: dict[str, Any], matchers: ArgMatchers) -> str:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.os import GoFileError, go_errno_text, go_read_file
 from waza_ci.golang.strings import go_lower, go_trim_space, go_upper
 from waza_ci.golang.yaml import is_null
@@ -53,7 +54,7 @@ _DO_NOT_USE_FOR = "DO NOT USE FOR:"
 _PHRASE_ENDS = (_DO_NOT_USE_FOR, "INVOKES:", "FOR SINGLE OPERATIONS:")
 
 
-class SkillError(Exception):
+class SkillError(GoError):
     """SKILL.md could not be used; the message is waza's error text."""
 
 

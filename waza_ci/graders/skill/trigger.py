@@ -26,7 +26,7 @@ from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.strings import go_lower, go_trim_space
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.skill.skill_md import SkillError, SkillTriggers, load_skill, tokenize
 from waza_ci.waza.spec import GraderSpec, TaskSpec
@@ -39,7 +39,7 @@ MODES = ("positive", "negative")
 _PARAMS = Struct({"skill_path": STR, "mode": STR, "threshold": FLOAT})
 
 
-class TaskLoadError(GoError):
+class TaskLoadError(GraderError):
     """waza fails to load the task itself (its prompt_file); its text has no grader prefix."""
 
     def text(self, grader: GraderSpec) -> str:
@@ -90,7 +90,7 @@ class TriggerGrader(InProcessGrader[TriggerConfig]):
 
     def evaluate(self, config: TriggerConfig, job: GraderJob) -> Outcome:
         if config.creation_error is not None:
-            raise GoError(config.creation_error, at_creation=True)
+            raise GraderError(config.creation_error, at_creation=True)
         skill = _skill(config, job.setup.working_directory)
         prompt = _prompt(config, job.task)
         key = (id(skill), prompt)
@@ -144,7 +144,7 @@ def _skill(config: TriggerConfig, working_directory: str) -> SkillTriggers:
             found = err
         config.skills[resolved] = found
     if isinstance(found, SkillError):
-        raise GoError(str(found), at_creation=True)
+        raise GraderError(str(found), at_creation=True)
     return found
 
 

@@ -36,7 +36,7 @@ from waza_ci.golang.os import GoFileError, go_errno_text, go_read_file
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GoStruct, GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
 from waza_ci.graders.params import decode_params
 from waza_ci.graders.workspace.file import reject_unknown_fields
@@ -118,7 +118,7 @@ class DiffGrader(InProcessGrader[DiffConfig]):
 
     def evaluate(self, config: DiffConfig, job: GraderJob) -> Outcome:
         if config.creation_error is not None:
-            raise GoError(config.creation_error, at_creation=True)
+            raise GraderError(config.creation_error, at_creation=True)
         workspace = job.setup.workspace_dir
         if not workspace:
             return Outcome(score=0.0, passed=False, feedback=NO_WORKSPACE)
@@ -126,7 +126,7 @@ class DiffGrader(InProcessGrader[DiffConfig]):
         try:
             root = RootedWorkspace(workspace, cwd)
         except RootError as err:
-            raise GoError(f"opening workspace for diff grading: {err.text}") from None
+            raise GraderError(f"opening workspace for diff grading: {err.text}") from None
         with root:
             check_all_inside(workspace, (f.path for f in config.files), cwd)
             failures: list[str] = []

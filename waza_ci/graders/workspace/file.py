@@ -29,7 +29,7 @@ from waza_ci.errors import InputError
 from waza_ci.golang.regexp import ConfiguredPattern, compile_each, matches
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GoStruct, GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome, fraction
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome, fraction
 from waza_ci.graders.output.text import string_list
 from waza_ci.graders.params import config_error, decode_params
 from waza_ci.graders.workspace.paths import RootedWorkspace, RootError, check_all_inside
@@ -108,7 +108,7 @@ class FileGrader(InProcessGrader[FileConfig]):
         try:
             root = RootedWorkspace(workspace, cwd)
         except RootError as err:
-            raise GoError(f"opening workspace for file grading: {err.text}") from None
+            raise GraderError(f"opening workspace for file grading: {err.text}") from None
         with root:
             failures = list(_existence_failures(config, root))
             for check in config.content:

@@ -24,10 +24,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.filepath import go_abs, go_clean
 from waza_ci.golang.os import go_errno_text
 from waza_ci.golang.strconv import go_quote
-from waza_ci.graders.inprocess import GoError
+from waza_ci.graders.inprocess import GraderError
 
 T = TypeVar("T")
 
@@ -41,18 +42,18 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 def check_inside(workspace_dir: str, path: str, working_directory: str) -> None:
-    """waza's check that a configured path names something inside the workspace; GoError
+    """waza's check that a configured path names something inside the workspace; GraderError
     (`path … is absolute …` / `… resolves to … which is outside workspace …`) otherwise."""
     workspace = go_abs(workspace_dir, working_directory)
     if path.startswith("/"):
-        raise GoError(
+        raise GraderError(
             f"path {go_quote(path)} is absolute and not relative to workspace {go_quote(workspace)}"
         )
     # filepath.Join drops an empty element; "." and "" clean to the workspace itself, which
     # the prefix test (with its trailing slash) refuses.
     resolved = go_clean(f"{workspace}/{path}" if path else workspace)
     if not resolved.startswith(workspace + "/"):
-        raise GoError(
+        raise GraderError(
             f"path {go_quote(path)} resolves to {go_quote(resolved)} which is outside "
             f"workspace {go_quote(workspace)}"
         )
@@ -67,7 +68,7 @@ def check_all_inside(workspace_dir: str, paths: Iterable[str], working_directory
 # -- rooted reads ------------------------------------------------------------------------------
 
 
-class RootError(Exception):
+class RootError(GoError):
     """An error of a rooted operation, in Go's words (`statat a/b: not a directory`)."""
 
     def __init__(self, text: str, *, not_exist: bool) -> None:

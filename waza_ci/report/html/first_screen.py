@@ -253,7 +253,7 @@ def render_first_screen(
         f'<dl class="meta">{facts}</dl></header>',
         f'<section id="decision" class="decision {state}">'
         f'<p class="verdict"><b>{esc(does)}</b>: {esc(why)}</p>'
-        f'<p class="counts">{esc(verdict_label(report)[1])} · {counts}</p>'
+        f'<p class="counts">{esc(verdict_label(evaluation.decision)[1])} · {counts}</p>'
         + (f'<p class="kinds">Verdicts {kinds}</p>' if kinds else "")
         + "".join(f'<p class="kinds">{part}</p>' for part in judge_parts(report, esc))
         + (f'<p class="kinds">{modules}</p>' if (modules := modules_text(report, esc)) else "")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, require_shared, shared_files
-from waza_ci.graders.output.json_schema.compile import (
+from waza_ci.graders.jsonschema.compile import (
     SchemaCompileError,
     compile_schema,
     validation_error,

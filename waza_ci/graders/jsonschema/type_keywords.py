@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from waza_ci.golang.regexp import compile_go, matches
-from waza_ci.graders.output.json_schema.texts import (
+from waza_ci.graders.jsonschema.texts import (
     Failure,
     count,
     decimal_text,

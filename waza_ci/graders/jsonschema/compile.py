@@ -35,14 +35,15 @@ from referencing.jsonschema import (
     specification_with,
 )
 
+from waza_ci.golang.errors import GoError
 from waza_ci.golang.fmt import go_float
 from waza_ci.golang.json_scanner import GoJSONError, go_decode_document, go_unmarshal
 from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.regexp import GoRegexError, compile_go
 from waza_ci.golang.strconv import go_quote
-from waza_ci.graders.output.json_schema.texts import Failure, quote, render
-from waza_ci.graders.output.json_schema.type_keywords import Resolver
-from waza_ci.graders.output.json_schema.validate import Validator
+from waza_ci.graders.jsonschema.texts import Failure, quote, render
+from waza_ci.graders.jsonschema.type_keywords import Resolver
+from waza_ci.graders.jsonschema.validate import Validator
 
 SPECIFICATIONS: dict[int, Specification[Any]] = {
     4: DRAFT4,
@@ -64,7 +65,7 @@ _DRAFTS_BY_URL = {
 }
 
 
-class SchemaCompileError(Exception):
+class SchemaCompileError(GoError):
     """The library refuses the schema; `str()` is its error."""
 
 

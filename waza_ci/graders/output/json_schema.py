@@ -4,8 +4,9 @@ Schema.
 The output must be exactly one JSON value (Go's `json.Unmarshal`), or with `extract_json: true`
 contain exactly one JSON object or array among other text. The schema is the inline `schema`
 (which wins), or the JSON file `schema_file`, read relative to the working directory (waza's
-process cwd) on each run. It is compiled as waza's library compiles it (compile.py)
-and the value validated in the library's order, with its error texts (validate.py).
+process cwd) on each run. It is compiled as waza's library compiles it (jsonschema/compile.py)
+and the value validated in the library's order, with its error texts (jsonschema/validate.py);
+json_output.py reads the output as JSON.
 Binary score: 1 when valid, 0 otherwise. A schema file that cannot be read or parsed, or a
 schema that does not compile, is a Go error (grading aborts in waza); the schema is not even
 looked at when the output is not JSON.
@@ -26,15 +27,15 @@ from waza_ci.golang.json_scanner import GoJSONError, go_unmarshal
 from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.base import GraderJob
-from waza_ci.graders.inprocess import GoError, InProcessGrader, Outcome
-from waza_ci.graders.output.json_schema.compile import (
+from waza_ci.graders.inprocess import GraderError, InProcessGrader, Outcome
+from waza_ci.graders.jsonschema.compile import (
     CompiledSchema,
     SchemaCompileError,
     compile_schema,
     go_json_round_trip,
     validation_error,
 )
-from waza_ci.graders.output.json_schema.parse import MANY_DOCUMENTS, ZERO_DOCUMENTS, embedded_values
+from waza_ci.graders.output.json_output import MANY_DOCUMENTS, ZERO_DOCUMENTS, embedded_values
 from waza_ci.graders.params import decode_params
 from waza_ci.waza.spec import GraderSpec
 from waza_ci.waza.spec_schema import ANY, BOOL, STR, MapOf, Struct
@@ -51,7 +52,7 @@ class JsonSchemaConfig:
     """The inline schema as YAML gave it; None when absent (then `schema_file` is used)."""
     schema_file: str
     extract_json: bool
-    compiled: dict[str, CompiledSchema | GoError] = field(default_factory=dict, compare=False)
+    compiled: dict[str, CompiledSchema | GraderError] = field(default_factory=dict, compare=False)
     """The schema compiled for each working directory (its URL is part of every message), or
     the Go error it gives: the same for every run, so worked out once."""
 
@@ -106,27 +107,27 @@ def _parse_output(output: str, *, extract: bool) -> Any:
 
 
 def _compiled(config: JsonSchemaConfig, working_directory: str) -> CompiledSchema:
-    """The compiled schema, or the GoError waza returns for it (cached per directory)."""
+    """The compiled schema, or the GraderError waza returns for it (cached per directory)."""
     known = config.compiled.get(working_directory)
     if known is None:
         try:
             known = compile_schema(_schema_value(config, working_directory), working_directory)
-        except (GoError, SchemaCompileError) as err:
+        except (GraderError, SchemaCompileError) as err:
             reason = (
                 err.message
-                if isinstance(err, GoError)
+                if isinstance(err, GraderError)
                 else (f"failed to compile JSON schema: {err}")
             )
-            known = GoError(f"json_schema grader '{config.name}': {reason}")
+            known = GraderError(f"json_schema grader '{config.name}': {reason}")
         config.compiled[working_directory] = known
-    if isinstance(known, GoError):
+    if isinstance(known, GraderError):
         raise known
     return known
 
 
 def _schema_value(config: JsonSchemaConfig, working_directory: str) -> Any:
     """The schema as the library receives it: the inline map or the file's object, through
-    Go's JSON encoding and back (numbers become float64). Raises GoError (its message without
+    Go's JSON encoding and back (numbers become float64). Raises GraderError (its message without
     the grader prefix)."""
     schema = config.schema
     if schema is None:
@@ -134,7 +135,7 @@ def _schema_value(config: JsonSchemaConfig, working_directory: str) -> Any:
     try:
         return go_json_round_trip(schema)
     except ValueError as err:
-        raise GoError(f"failed to serialize schema: {err}") from None
+        raise GraderError(f"failed to serialize schema: {err}") from None
 
 
 def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
@@ -143,14 +144,14 @@ def _schema_file(config: JsonSchemaConfig, working_directory: str) -> Any:
     try:
         data = go_read_file(os.path.join(working_directory, path), shown=path)
     except GoFileError as err:
-        raise GoError(f"failed to read schema file {quoted}: {err}") from None
+        raise GraderError(f"failed to read schema file {quoted}: {err}") from None
     try:
         schema = go_unmarshal(data.decode("utf-8", "replace"))
     except GoJSONError as err:
-        raise GoError(f"failed to parse schema file {quoted}: {err}") from None
+        raise GraderError(f"failed to parse schema file {quoted}: {err}") from None
     if schema is not None and not isinstance(schema, dict):
         kind = {bool: "bool", str: "string", list: "array"}.get(type(schema), "number")
-        raise GoError(
+        raise GraderError(
             f"failed to parse schema file {quoted}: json: cannot unmarshal {kind} into Go value "
             f"of type {_GO_MAP}"
         )

@@ -29,8 +29,8 @@ from typing import Any
 from referencing import Specification
 from referencing.jsonschema import lookup_recursive_ref
 
-from waza_ci.graders.output.json_schema.formats import format_reason
-from waza_ci.graders.output.json_schema.texts import (
+from waza_ci.graders.jsonschema.formats import format_reason
+from waza_ci.graders.jsonschema.texts import (
     Failure,
     count,
     display,
@@ -39,7 +39,7 @@ from waza_ci.graders.output.json_schema.texts import (
     is_integer,
     json_type,
 )
-from waza_ci.graders.output.json_schema.type_keywords import (
+from waza_ci.graders.jsonschema.type_keywords import (
     Resolver,
     TypeKeywords,
     _Place,
