@@ -28,7 +28,29 @@ COPY pyproject.toml README.md /build/src/
 COPY waza_ci /build/src/waza_ci
 RUN pip wheel --no-deps --no-build-isolation --wheel-dir /build/wheels /build/src
 
-# Stage 2: the action image.
+# Stage 2: the Copilot CLI for the LLM judge (`--judge`), fetched with npm's client by the script
+# CI uses, at the version and sha512 pinned in waza_ci/judge/copilot-cli.env; npm and node stay
+# in this stage, only the binary and its licence reach the image.
+FROM ${BASE_IMAGE} AS copilot-cli
+# npm's own version is not pinned: it only downloads, and what it downloads must match the
+# pinned sha512 or the build stops. The base's Debian release decides which npm there is.
+# hadolint ignore=DL3008
+RUN apt-get update -qq \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null \
+    && rm -rf /var/lib/apt/lists/*
+COPY .ci/copilot-cli.sh /build/.ci/copilot-cli.sh
+COPY waza_ci/judge/copilot-cli.env /build/waza_ci/judge/copilot-cli.env
+# A build behind a TLS-inspecting proxy (this project's own machines) hands its extra CA
+# certificates in here, for npm alone; they never reach the image, and the pinned sha512, not
+# the connection, decides what is accepted.
+ARG EXTRA_CA_CERTS=""
+RUN if [ -n "$EXTRA_CA_CERTS" ]; then \
+        printf '%s\n' "$EXTRA_CA_CERTS" >/tmp/extra-ca.crt \
+        && export NODE_EXTRA_CA_CERTS=/tmp/extra-ca.crt; \
+    fi \
+    && bash /build/.ci/copilot-cli.sh
+
+# Stage 3: the action image.
 FROM ${BASE_IMAGE}
 
 LABEL org.opencontainers.image.title="waza-ci" \
@@ -58,6 +80,11 @@ RUN pip install --no-deps --no-index /tmp/waza-ci-wheels/*.whl \
 # that is deliberately not valid Python.
 RUN python -m compileall -q -j 0 -x '/(test|tests|idle_test|lib2to3)/' \
     "$(python -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
+
+# The judge's CLI, found on PATH (COPILOT_CLI_PATH still names another). Its licence allows
+# redistribution inside an application, which this image is.
+COPY --from=copilot-cli /build/.ci/.npm/copilot-cli/copilot /usr/local/bin/copilot
+COPY --from=copilot-cli /build/.ci/.npm/copilot-cli/LICENSE.md /usr/local/share/doc/copilot-cli/LICENSE.md
 
 COPY LICENSE /action/LICENSE
 COPY entrypoint.py /action/entrypoint.py

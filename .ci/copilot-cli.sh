@@ -1,28 +1,29 @@
 #!/usr/bin/env bash
 # The GitHub Copilot CLI for the judge's tests (tests/judge/): the npm platform package
-# @github/copilot-linux-x64 (or -linux-arm64), pinned below, fetched with npm at CI time and never
-# committed. Its binary and licence are unpacked into .ci/.npm/copilot-cli/ (git-ignored); the
-# tarball's sha512 must be the one pinned here. The Python SDK (the `judge` extra) drives it.
+# @github/copilot-linux-x64 (or -linux-arm64), pinned in waza_ci/judge/copilot-cli.env (the one
+# pin: the image's build stage runs this script too), fetched with npm and never committed. Its
+# binary and licence are unpacked into .ci/.npm/copilot-cli/ (git-ignored); the tarball's sha512
+# must be the pinned one. The Python SDK (a runtime dependency) drives it.
 #
 # Usage: bash .ci/copilot-cli.sh   (does nothing when that version is there; prints the binary)
 # The tests look there, or at the binary COPILOT_CLI_PATH names (.ci/unprivileged.sh sets it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-version=1.0.102
+pin=waza_ci/judge/copilot-cli.env
+field() { sed -n "s/^$1=//p" "$pin"; }
+version=$(field version)
 case "$(uname -m)" in
-  x86_64 | amd64)
-    package=@github/copilot-linux-x64
-    integrity=sha512-eGHPbsP0p2QgfVZCjtbGBFZPBOJQ0DN7xIbBRAo7oG8b1zfLirQIdfI4h8Iy68Dv2cKJGJZg2/EO7W7KpIMJOw==
-    ;;
-  aarch64 | arm64)
-    package=@github/copilot-linux-arm64
-    integrity=sha512-5rO0B2/AduCekrE+aUzipySKZxZY2b/tVRZ8Suy8ymPFNC0Q7HQiQ8DZhxj+3RhHR8rU2Z8KOJVAbtMlROX6+A==
-    ;;
+  x86_64 | amd64) read -r package integrity <<<"$(field x86_64)" ;;
+  aarch64 | arm64) read -r package integrity <<<"$(field aarch64)" ;;
   *)
     echo "no Copilot CLI package for $(uname -m)" >&2
     exit 1
     ;;
 esac
+if [ -z "$version" ] || [ -z "$package" ] || [ -z "$integrity" ]; then
+  echo "$pin does not pin the Copilot CLI for $(uname -m)" >&2
+  exit 1
+fi
 dest=.ci/.npm/copilot-cli
 
 if [ -x "$dest/copilot" ] && [ -f "$dest/version" ] && [ "$(cat "$dest/version")" = "$package@$version" ]; then

@@ -38,7 +38,13 @@ fi
 step "build $image"
 t0=$SECONDS
 # The Dockerfile as committed; no --pull, so the local base image is the one used.
-docker build --build-arg BASE_IMAGE="$base" -t "$image" "$root"
+# The machine's own CA certificates (Debian's place for them), for the build stage that fetches
+# the Copilot CLI with npm through this machine's TLS-inspecting proxy; none elsewhere.
+extra_ca=""
+for cert in /usr/local/share/ca-certificates/*.crt; do
+  [ -f "$cert" ] && extra_ca+="$(cat "$cert")"$'\n'
+done
+docker build --build-arg BASE_IMAGE="$base" --build-arg EXTRA_CA_CERTS="$extra_ca" -t "$image" "$root"
 echo "built $image in $((SECONDS - t0))s ($(docker image inspect --format '{{.Size}}' "$image") bytes)"
 
 step "done"

@@ -30,6 +30,7 @@ import html_report
 import import_time
 import inprocess_graders
 import jobs_speedup
+import judge_jobs
 import memory_peak
 import output_capture
 import pool_overhead
@@ -109,6 +110,8 @@ def main() -> None:
         lambda: pool_overhead.rows(repeats, "python"),
         lambda: contract_floor.rows(2_000 if quick else 10_000, 1 if quick else 3),
         lambda: jobs_speedup.rows(repeats),
+        # The LLM judge through the real Copilot runtime, against a model on loopback.
+        lambda: judge_jobs.rows(repeats - 1, 40 if quick else 200),
         lambda: import_time.rows(5 if quick else 9),
         lambda: memory_peak.rows(0.25 if quick else 1.0, 1 if quick else 3),
         # What the HTML report costs when asked for (it adds nothing, not even an import, when

@@ -373,23 +373,16 @@ def image_id(reference: str) -> str:
 
 def build_action_image() -> str | None:
     """Builds the action's image under the name act looks for, from the committed Dockerfile on
-    the local job image; returns why it failed, or None."""
+    the local job image (.ci/docker.sh, the one owner of the build's arguments); returns why it
+    failed, or None."""
     try:
         built = subprocess.run(
-            [
-                "docker",
-                "build",
-                "-q",
-                "--build-arg",
-                f"BASE_IMAGE={JOB_IMAGE}",
-                "-t",
-                ACTION_IMAGE,
-                str(ROOT),
-            ],
+            ["bash", str(ROOT / ".ci" / "docker.sh")],
             capture_output=True,
             text=True,
             timeout=ACT_RUN_TIMEOUT_S,
             check=False,
+            env={**os.environ, "WAZA_CI_IMAGE": ACTION_IMAGE},
         )
     except subprocess.TimeoutExpired:
         return f"`docker build` of {ACTION_IMAGE} took over {ACT_RUN_TIMEOUT_S} s"

@@ -112,36 +112,17 @@ def ensure_image() -> str:
         if _docker("image", "inspect", IMAGE).returncode != 0:
             pytest.fail(f"WAZA_CI_IMAGE={IMAGE} does not exist")
         return IMAGE
-    if _docker("image", "inspect", BASE_IMAGE).returncode != 0:
-        # .ci/docker.sh builds the offline stand-in for the base image (or pulls it), then the
-        # action image.
-        built = subprocess.run(
-            ["bash", str(ROOT / ".ci" / "docker.sh")],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-        )
-        assert built.returncode == 0, f".ci/docker.sh failed:\n{built.stdout}\n{built.stderr}"
-    else:
-        built = subprocess.run(
-            # The Dockerfile pins its base by digest; the local base stands in for it.
-            [
-                "docker",
-                "build",
-                "-q",
-                "--build-arg",
-                f"BASE_IMAGE={BASE_IMAGE}",
-                "-t",
-                IMAGE,
-                str(ROOT),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-        )
-        assert built.returncode == 0, f"docker build failed:\n{built.stdout}\n{built.stderr}"
+    # .ci/docker.sh builds (or pulls) the base image when it is missing, then the action image
+    # from the working tree, with the build arguments this machine needs (one owner of them).
+    built = subprocess.run(
+        ["bash", str(ROOT / ".ci" / "docker.sh")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        env={**os.environ, "WAZA_CI_IMAGE": IMAGE},
+    )
+    assert built.returncode == 0, f".ci/docker.sh failed:\n{built.stdout}\n{built.stderr}"
     return IMAGE
 
 

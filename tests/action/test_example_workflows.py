@@ -1,8 +1,10 @@
-"""The example workflows use only inputs the action declares, and the regression pair fits
-together (artifact name, workflow file name, permissions)."""
+"""The example workflows use only inputs the action declares, the regression pair fits
+together (artifact name, workflow file name, permissions), and the re-judge example has the
+judge's permission and keeps its cache."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -81,3 +83,23 @@ def test_the_regression_pair_keeps_the_history_in_the_cache() -> None:
     for step in (order[restore], order[save], gate_restore):
         ref = str(step["uses"]).split("@", 1)[1]
         assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), step["uses"]
+
+
+def test_the_rejudge_example_has_the_copilot_permission_and_keeps_the_judge_cache() -> None:
+    """The judge runs with the job's token only under `copilot-requests: write`, and the file
+    `judge-cache` names is the one actions/cache restores by prefix and saves under a new key."""
+    doc = load("rejudge-prompt-graders.yml")
+    (job,) = doc["jobs"].values()
+    assert job["permissions"]["copilot-requests"] == "write"
+    assert doc["permissions"] == {}
+    order = steps(doc)
+    uses = [str(s.get("uses", "")) for s in order]
+    cache = next(i for i, u in enumerate(uses) if u.startswith("actions/cache@"))
+    grade = next(i for i, u in enumerate(uses) if u.startswith("your-org/waza-ci@"))
+    assert cache < grade
+    assert re.fullmatch(r"actions/cache@[0-9a-f]{40}", uses[cache])
+    kept, judged = order[cache]["with"], order[grade]["with"]
+    assert judged["judge"] == "copilot"
+    assert judged["judge-cache"] == kept["path"]
+    assert "github.run_id" in kept["key"] and kept["key"].startswith(kept["restore-keys"])
+    assert "github-token" not in judged  # the default, the job's token, is the judge's

@@ -160,6 +160,7 @@ def test_the_demos_own_rubric_is_a_builtin_name_so_its_verdicts_are_kept_saying_
     done = grade(folder, copilot_cli, model)
     assert done.code == 1, done.stderr
     assert "names a rubric built into waza" in done.stderr
+    assert "waza refuses it too" in done.stderr and "give it as `prompt:`" in done.stderr
     assert tone(folder)[0]["feedback"] == "Concise and user-facing."
     assert not model.requests
 

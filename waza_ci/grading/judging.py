@@ -144,6 +144,7 @@ def judge_prompts(
 
 def _cannot_run(setup: JudgeSetup) -> str:
     """Why the judge cannot run at all here ("" when it can)."""
+    from waza_ci.judge.cli_pin import cli_pin  # noqa: PLC0415 - only with --judge
     from waza_ci.judge.runtime import sdk_available  # noqa: PLC0415 - imports nothing heavy
 
     options = setup.options
@@ -155,14 +156,13 @@ def _cannot_run(setup: JudgeSetup) -> str:
             "(a fork pull request gets no secrets)"
         )
     if not sdk_available():
-        return "the GitHub Copilot SDK is not installed: pip install 'waza-ci[judge]'"
-    if not setup.cli_path or not Path(setup.cli_path).is_file():
-        return (
-            "no Copilot CLI binary: set COPILOT_CLI_PATH to it (npm install @github/copilot; "
-            "the binary is node_modules/@github/copilot-linux-x64/copilot)"
-            if not setup.cli_path
-            else f"COPILOT_CLI_PATH {setup.cli_path!r} is not a file"
-        )
+        return "the GitHub Copilot SDK is not installed: pip install waza-ci"
+    if not setup.cli_path:
+        pin = cli_pin()
+        how = pin.install_hint if pin else "npm install @github/copilot"
+        return f"no Copilot CLI binary: set COPILOT_CLI_PATH to it ({how})"
+    if not Path(setup.cli_path).is_file():
+        return f"COPILOT_CLI_PATH {setup.cli_path!r} is not a file"
     return ""
 
 

@@ -1,6 +1,6 @@
 """The LLM judge of `prompt` graders, re-run through the GitHub Copilot runtime (opt-in:
 `--judge`). Everything here but runtime.py is pure and cheap to import; runtime.py alone
-imports the Copilot SDK (the `judge` extra), and only when a judgement must be asked for.
+imports the Copilot SDK (a dependency), and only when a judgement must be asked for.
 
 options.py    what the user asked for (`--judge …`) and where the judge's credential goes
 config.py     a `prompt` grader's config, and its rubric file, read as waza reads them
@@ -10,4 +10,5 @@ verdict.py    a verdict from the recorded calls, as waza computes it; the kept-v
 cache.py      judgements already paid for, keyed on what decides them, in one JSON file
 spend.py      the judge's own spend: tokens and premium requests per model
 runtime.py    the SDK session wrapper: one CLI process, bounded concurrent sessions
+cli_pin.py    the Copilot CLI this release pins (copilot-cli.env, read by the image's build too)
 """

@@ -79,11 +79,18 @@ def read_config(grader: GraderSpec, working_directory: Path) -> JudgeConfig:
             return _unavailable(base, "its config has neither `prompt` nor `rubric`")
         return base
     if not _is_path(reference):
+        if reference not in BUILTIN_RUBRICS:
+            # waza's ResolveRubric takes it for a built-in name and NewPromptGrader refuses it.
+            return _unavailable(
+                base,
+                f"rubric {reference!r} names a rubric built into waza, and none is known by "
+                "that name (waza refuses it too: `rubric:` is a file path or a built-in "
+                "rubric's name); to judge this text, give it as `prompt:`",
+            )
         return _unavailable(
             base,
-            f"rubric {reference!r} names a rubric built into waza"
-            + ("" if reference in BUILTIN_RUBRICS else " (none is known by that name)")
-            + ", whose text waza-ci does not ship: save it as a rubric file and name its path",
+            f"rubric {reference!r} names a rubric built into waza, whose text waza-ci does not "
+            "ship (no published package carries it): save it as a rubric file and name its path",
         )
     try:
         rubric = load_rubric_file(reference, working_directory)

@@ -1,4 +1,4 @@
-"""The GitHub Copilot runtime, driven through its Python SDK (the `judge` extra): one Copilot
+"""The GitHub Copilot runtime, driven through its Python SDK (a dependency): one Copilot
 CLI process for a whole grading, one ephemeral session per judgement, at most `jobs` at once.
 
 The only module that imports the SDK. Each session is locked down as waza's exact mode locks
@@ -50,7 +50,7 @@ _NETWORK = ("could not connect", "econnrefused", "enotfound", "fetch failed", "n
 
 
 class SdkMissing(Exception):
-    """The `judge` extra is not installed."""
+    """The SDK is not installed (a source install without its dependencies)."""
 
 
 @dataclass(frozen=True)
