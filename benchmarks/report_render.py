@@ -23,15 +23,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _project import Row
 from _summaries import REPO, huge_summary, one_failure_summary
 
-from waza_ci.report._text import clean
 from waza_ci.report.annotations import build_annotations
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import (
+from waza_ci.report.github_documents import (
     render_check_summary,
     render_check_text,
     render_markdown,
 )
 from waza_ci.report.model import report_json_text
+from waza_ci.report.text_safety import clean
 from waza_ci.waza.scoring import GradeSummary
 
 

@@ -38,3 +38,11 @@ class GatePolicy:
 
 
 DEFAULT_POLICY = GatePolicy()
+
+
+class ListMode(StrEnum):
+    """How much the report lists: what did not pass in detail (passing tasks on one line), or
+    every task and grader."""
+
+    FAILURES = "failures"
+    ALL = "all"

@@ -32,7 +32,7 @@ from tests.conftest import (
     shared_files,
 )
 from waza_ci.errors import WINDOWS_PATH_HINT
-from waza_ci.report.md import trusted
+from waza_ci.report.gfm import trusted
 
 RECORDER = """\
 import json, os, stat, sys

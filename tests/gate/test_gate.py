@@ -26,8 +26,8 @@ from waza_ci.gate.waza_gate import (
     TaskPolicy,
     evaluate_gate,
 )
-from waza_ci.report.gate import render_gate_markdown
-from waza_ci.report.md import JOB_SUMMARY, code
+from waza_ci.report.gfm import JOB_SUMMARY, code
+from waza_ci.report.waza_gate_formats import render_gate_markdown
 
 
 def outcome(success_rate: float, *tasks: dict[str, Any]) -> dict[str, Any]:

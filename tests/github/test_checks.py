@@ -31,9 +31,9 @@ from waza_ci.github.checks import (
     GitHubError,
 )
 from waza_ci.github.http import GitHubSetupError
-from waza_ci.report._text import head_tail, readable_bmp
 from waza_ci.report.annotations import Annotation
 from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, CHECK_OUTPUT_BYTES
+from waza_ci.report.text_safety import head_tail, readable_bmp
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 CREATE_PATH = f"/repos/{REPOSITORY}/check-runs"

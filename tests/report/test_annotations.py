@@ -9,10 +9,10 @@ import pytest
 
 from tests.report import factories
 from waza_ci.errors import Location
-from waza_ci.report._text import utf8_len
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.build import build_report
 from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, ANNOTATION_TITLE_CHARS
+from waza_ci.report.text_safety import utf8_len
 from waza_ci.waza.scoring import GradeSummary
 
 REPO = factories.REPO

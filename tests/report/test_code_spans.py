@@ -14,8 +14,8 @@ from waza_ci.gate.baseline_io import BaselineUse
 from waza_ci.gate.waza_gate import GateOptions, GateOutcome, GateTask, evaluate_gate
 from waza_ci.report.comment import render_comment
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.gate import render_gate_markdown
 from waza_ci.report.regressions import verdict_line
+from waza_ci.report.waza_gate_formats import render_gate_markdown
 from waza_ci.waza.scoring import GradeSummary
 
 PIPE = "left|right"

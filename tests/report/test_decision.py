@@ -36,7 +36,8 @@ from waza_ci.gate.baseline_io import BaselineProblem, BaselineUse, current_sides
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.publish.outputs import step_outputs
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import check_title
+from waza_ci.report.github_documents import check_title
+from waza_ci.report.markdown_screen import verdict_line
 from waza_ci.report.model import report_json_text
 from waza_ci.report.reasons import (
     HINT_CONFIG_FILE,
@@ -49,8 +50,7 @@ from waza_ci.report.reasons import (
     START_HINTS,
     reason_for,
 )
-from waza_ci.report.screen import verdict_line
-from waza_ci.report.text import render_text
+from waza_ci.report.terminal import render_text
 from waza_ci.sandbox.startcheck import StartProblem
 from waza_ci.verdict import GateState, Verdict
 from waza_ci.waza.identity import AnotherEval, EvalIdentity

@@ -26,9 +26,9 @@ from waza_ci.engine import GradeRequest, prepare_grading, run_grading
 from waza_ci.graders import KINDS
 from waza_ci.report.annotations import build_annotations
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import render_check_summary, render_check_text, render_markdown
+from waza_ci.report.github_documents import render_check_summary, render_check_text, render_markdown
 from waza_ci.report.model import SourceLinks, report_json_text
-from waza_ci.report.text import render_text
+from waza_ci.report.terminal import render_text
 from waza_ci.waza.scoring import GradeSummary
 
 GOLDEN = Path(__file__).parent / "golden"

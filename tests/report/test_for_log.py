@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from waza_ci.report._text import for_log, json_for_log
+from waza_ci.report.text_safety import for_log, json_for_log
 
 
 @pytest.mark.parametrize(

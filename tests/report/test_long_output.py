@@ -11,15 +11,15 @@ from dataclasses import replace
 import pytest
 
 from tests.report import factories
-from waza_ci.report._text import head_tail
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
-from waza_ci.report.markdown import (
+from waza_ci.report.github_documents import (
     render_check_summary,
     render_check_text,
     render_markdown,
 )
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.model import report_json_text
+from waza_ci.report.text_safety import head_tail
 from waza_ci.sandbox.capture import OutputCapture, cut_line, find_cut_lines
 
 MIB = 1024 * 1024

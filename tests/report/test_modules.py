@@ -10,10 +10,10 @@ import cmarkgfm
 
 from tests.report import factories
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.github_documents import render_markdown
 from waza_ci.report.html.first_screen import render_first_screen
-from waza_ci.report.markdown import render_markdown
 from waza_ci.report.model import report_json
-from waza_ci.report.text import render_text
+from waza_ci.report.terminal import render_text
 from waza_ci.waza.modules.ref import ModulePin
 from waza_ci.waza.scoring import GradeSummary
 

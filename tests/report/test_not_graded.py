@@ -14,9 +14,9 @@ from waza_ci.errors import Location
 from waza_ci.report.annotations import build_annotations
 from waza_ci.report.build import build_report
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.markdown import render_markdown
+from waza_ci.report.github_documents import render_markdown
 from waza_ci.report.model import report_json
-from waza_ci.report.text import render_text
+from waza_ci.report.terminal import render_text
 from waza_ci.waza.scoring import (
     GraderRef,
     GradeSummary,

@@ -7,13 +7,13 @@ import pytest
 
 from waza_ci.gate.baseline import Change, PassCount, Side, compare
 from waza_ci.gate.baseline_io import BaselineUse
-from waza_ci.report._text import utf8_len
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.regressions import (
     ordered_changes,
     render_check_summary_with_regressions,
     render_job_summary,
 )
+from waza_ci.report.text_safety import utf8_len
 from waza_ci.waza.scoring import (
     GradeSummary,
     RunGrade,

@@ -21,7 +21,7 @@ from waza_ci.github.commands import WorkflowCommands
 from waza_ci.github.env_files import write_outputs
 from waza_ci.github.environment import RunnerEnv, input_value, resolve_head_sha
 from waza_ci.publish.options import PublishOptions
-from waza_ci.report._text import for_log  # re only: cheap
+from waza_ci.report.text_safety import for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.engine import Evaluation, EvaluationRequest
@@ -237,7 +237,7 @@ class _ActionLog:
 
     def graded(self, evaluation: Evaluation) -> None:
         from waza_ci.report.sources import repo_relative_path  # noqa: PLC0415 - engine loaded
-        from waza_ci.report.text import render_text  # noqa: PLC0415
+        from waza_ci.report.terminal import render_text  # noqa: PLC0415
 
         for warning in evaluation.warnings:  # an annotation on the file and line
             where = warning.location

@@ -25,9 +25,8 @@ from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constant
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.environment import input_value
 from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider
-from waza_ci.policy import FailOn, GatePolicy
+from waza_ci.policy import FailOn, GatePolicy, ListMode
 from waza_ci.publish.options import CommentMode
-from waza_ci.report.screen import ListMode
 
 if TYPE_CHECKING:
     from waza_ci.shard.plan import Shard

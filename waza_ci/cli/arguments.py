@@ -17,8 +17,8 @@ from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constants only: cheap
 from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider  # dataclasses: cheap
 from waza_ci.policy import FailOn
-from waza_ci.report._text import for_log  # re only: cheap
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB  # a constant, nothing imported
+from waza_ci.report.text_safety import for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.shard.plan import Shard

@@ -83,7 +83,7 @@ def main(argv: Sequence[str], stdout: TextIO, step_summary: str | None) -> int:
     appends the Markdown report to it)."""
     # Imported here, not at the top, so that `waza-ci --help` (which builds this parser) stays
     # light: the report and the results models load only for a gate run.
-    from waza_ci.report.gate import (  # noqa: PLC0415
+    from waza_ci.report.waza_gate_formats import (  # noqa: PLC0415
         gate_annotations,
         render_gate_human,
         render_gate_markdown,

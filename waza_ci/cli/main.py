@@ -16,7 +16,7 @@ import waza_ci.cli.gate as gate_cli
 from waza_ci.cli.arguments import build_parser, judge_options
 from waza_ci.errors import InputError, WazaCiError
 from waza_ci.files import MIB  # constants only: cheap
-from waza_ci.report._text import for_log, json_for_log  # re only: cheap
+from waza_ci.report.text_safety import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     from waza_ci.engine import evaluate  # noqa: PLC0415 - see the imports above
     from waza_ci.report.regressions import render_regressions_text  # noqa: PLC0415
-    from waza_ci.report.text import render_text  # noqa: PLC0415
+    from waza_ci.report.terminal import render_text  # noqa: PLC0415
     from waza_ci.waza.results import dump_json  # noqa: PLC0415
 
     evaluation = evaluate(_request(args), _StderrLog())
@@ -71,8 +71,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
 
     from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
     from waza_ci.judge.options import credential_variables, judge_setup  # noqa: PLC0415
-    from waza_ci.policy import GatePolicy  # noqa: PLC0415
-    from waza_ci.report.screen import ListMode  # noqa: PLC0415
+    from waza_ci.policy import GatePolicy, ListMode  # noqa: PLC0415
     from waza_ci.sandbox.isolation import grader_environment  # noqa: PLC0415
 
     grading = None

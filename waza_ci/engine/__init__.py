@@ -40,11 +40,10 @@ from waza_ci.grading.run import GradingSetup, Progress, run_plan, stop_if_cancel
 from waza_ci.judge.options import JudgeSetup
 from waza_ci.judge.spend import JudgeReport
 from waza_ci.outputs import OutputPlan, plan_outputs
-from waza_ci.policy import FailOn, GatePolicy
+from waza_ci.policy import FailOn, GatePolicy, ListMode
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import SourceLinks
-from waza_ci.report.screen import ListMode
 from waza_ci.sandbox.cancellation import cancel_on_signals
 from waza_ci.shard.plan import (
     Shard,

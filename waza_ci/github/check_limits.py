@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from waza_ci.report._text import cut_utf8, head_tail, readable_bmp, shorten, utf8_len
 from waza_ci.report.annotations import Annotation
 from waza_ci.report.github_limits import (
     ANNOTATION_MESSAGE_BYTES,
     ANNOTATION_TITLE_CHARS,
     CHECK_OUTPUT_BYTES,
 )
+from waza_ci.report.text_safety import cut_utf8, head_tail, readable_bmp, shorten, utf8_len
 
 
 def cut_summary(summary: str, limit: int = CHECK_OUTPUT_BYTES) -> str:

@@ -21,9 +21,9 @@ from waza_ci.github.http import (
     GitHubHttp,
     repository_path,
 )
-from waza_ci.report._text import readable_bmp
 from waza_ci.report.annotations import Annotation
 from waza_ci.report.github_limits import ANNOTATIONS_PER_REQUEST
+from waza_ci.report.text_safety import readable_bmp
 from waza_ci.verdict import Conclusion
 
 __all__ = [

@@ -18,11 +18,11 @@ from waza_ci.github.commands import WorkflowCommands
 from waza_ci.github.environment import RunnerEnv
 from waza_ci.github.http import GitHubError, GitHubHttp, GitHubSetupError
 from waza_ci.publish.options import PublishOptions
-from waza_ci.report._text import for_log
 from waza_ci.report.annotations import Annotation, build_annotations
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.github_documents import check_title, render_check_text
 from waza_ci.report.github_limits import LOG_ERRORS_PER_STEP
-from waza_ci.report.markdown import check_title, render_check_text
+from waza_ci.report.text_safety import for_log
 
 
 def open_session(

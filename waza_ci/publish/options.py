@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from waza_ci.report.screen import ListMode
+from waza_ci.policy import ListMode
 
 
 class CommentMode(StrEnum):

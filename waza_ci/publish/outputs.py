@@ -18,7 +18,7 @@ from waza_ci.github.checks import CheckRunResult
 from waza_ci.github.commands import WorkflowCommands
 from waza_ci.outputs import write_text_files
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.md import JOB_SUMMARY, code
+from waza_ci.report.gfm import JOB_SUMMARY, code
 from waza_ci.report.model import report_json_text
 
 REPORT_JSON_DIR = ".waza-ci"

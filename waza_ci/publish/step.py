@@ -27,7 +27,6 @@ from waza_ci.publish.outputs import (
     step_outputs,
     write_report_json,
 )
-from waza_ci.report._text import utf8_len
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.github_limits import JOB_SUMMARY_BYTES
 from waza_ci.report.regressions import (
@@ -35,6 +34,7 @@ from waza_ci.report.regressions import (
     render_job_summary,
     render_regressions_text,
 )
+from waza_ci.report.text_safety import utf8_len
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from waza_ci.report._text import (
-    UNNAMED,
-    clean,
-    head_tail,
-    one_line,
-    plural,
-    readable_bmp,
-    shorten,
-)
 from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, ANNOTATION_TITLE_CHARS
 from waza_ci.report.model import (
     FeedbackGroup,
@@ -35,14 +26,22 @@ from waza_ci.report.model import (
     TaskResult,
 )
 from waza_ci.report.sources import repo_relative_path
+from waza_ci.report.text_safety import (
+    UNNAMED,
+    clean,
+    head_tail,
+    one_line,
+    plural,
+    readable_bmp,
+    shorten,
+)
+from waza_ci.report.widths import ANNOTATION
 from waza_ci.waza.scoring import Status
 
 __all__ = ["Annotation", "build_annotations", "repo_relative_path"]
 
 AnnotationLevel = Literal["notice", "warning", "failure"]
 
-NAME_MAX_CHARS = 80
-"""Names inside a title are cut to this, so one long name cannot crowd out the rest."""
 TASKS_LISTED = 50
 
 
@@ -58,7 +57,7 @@ class Annotation:
 
 
 def _name(text: str) -> str:
-    return readable_bmp(shorten(one_line(text), NAME_MAX_CHARS))
+    return readable_bmp(shorten(one_line(text), ANNOTATION.name))
 
 
 def _title(text: str) -> str:

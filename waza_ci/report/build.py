@@ -13,7 +13,6 @@ from dataclasses import replace
 
 from waza_ci.errors import Location
 from waza_ci.policy import DEFAULT_POLICY, GatePolicy
-from waza_ci.report._text import clean
 from waza_ci.report.decision import split_not_evaluated
 from waza_ci.report.model import (
     SLOWEST_GRADERS,
@@ -41,6 +40,7 @@ from waza_ci.report.reasons import (
     reason_for,
 )
 from waza_ci.report.sources import Where, repo_relative_path
+from waza_ci.report.text_safety import clean
 from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.scoring import (
     GraderRef,

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount
 from waza_ci.gate.flaky import FlakyTask
-from waza_ci.report._text import ELLIPSIS, one_line
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.gfm import JOB_SUMMARY, code, link
 from waza_ci.report.github_limits import COMMENT_CHARS
-from waza_ci.report.md import JOB_SUMMARY, code, link
+from waza_ci.report.markdown_screen import verdict_line
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.regressions import (
     change_row,
@@ -28,12 +28,12 @@ from waza_ci.report.regressions import (
     ordered_changes,
 )
 from waza_ci.report.regressions import verdict_line as gate_line
-from waza_ci.report.screen import verdict_line
+from waza_ci.report.text_safety import ELLIPSIS, one_line
+from waza_ci.report.widths import COMMENT
 from waza_ci.waza.scoring import GradeSummary, Status
 
 _TAIL = f"\n\n{ELLIPSIS} see the job summary\n"
 _FAILING = (Change.NEWLY_FAILING, Change.STILL_FAILING)
-REASON_MAX_CHARS = 200
 GRADERS_PER_ROW = 3
 """Failing graders named in one row; more are counted (the job summary lists them all)."""
 
@@ -108,7 +108,7 @@ def _why(rows: Sequence[GraderResult]) -> str:
     """Each failing grader linked to its YAML line, with its one-line reason (Markdown)."""
     parts = [
         f"{link(code(row.grader, JOB_SUMMARY), row.source.url)}: "
-        f"{code(row.reason, JOB_SUMMARY, max_chars=REASON_MAX_CHARS)}"
+        f"{code(row.reason, JOB_SUMMARY, max_chars=COMMENT.reason)}"
         for row in rows[:GRADERS_PER_ROW]
     ]
     if len(rows) > GRADERS_PER_ROW:

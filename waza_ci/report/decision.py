@@ -19,8 +19,8 @@ from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.gate.baseline_io import BaselineProblem
 from waza_ci.policy import FailOn, GatePolicy
-from waza_ci.report._text import plural
 from waza_ci.report.model import CommonFailure, Counts, GraderResult, Report
+from waza_ci.report.text_safety import plural
 from waza_ci.verdict import Conclusion, Decision, GateState, Verdict
 from waza_ci.waza.identity import FIX_ANOTHER_EVAL
 from waza_ci.waza.scoring import GradeSummary, NotEvaluated, NotEvaluatedWhy

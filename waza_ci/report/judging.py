@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from waza_ci.report.md import Medium, code, link, trusted
+from waza_ci.report.gfm import Medium, code, link, trusted
 from waza_ci.report.model import GraderResult, Report
 
 Quote = Callable[[str], str]

@@ -14,16 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from waza_ci.errors import WINDOWS_PATH_HINT, windows_path
-from waza_ci.report._text import ELLIPSIS, one_line, shorten
 from waza_ci.report.telling import telling_line
+from waza_ci.report.text_safety import ELLIPSIS, one_line, shorten
+from waza_ci.report.widths import MODEL_REASON
 from waza_ci.sandbox.startcheck import StartProblem
 from waza_ci.waza.scoring import (
     Diagnosis,
     Problem,
     Verdict,
 )
-
-REASON_MAX_CHARS = 240
 
 _COMMAND_NOT_FOUND = re.compile(r'^exec: "(?P<name>.*)": executable file not found in \$PATH$')
 _NO_SUCH_DIR = re.compile(r"^chdir (?P<path>.*): no such file or directory$")
@@ -175,15 +174,15 @@ def _path_hint(text: str, otherwise: str) -> str:
 
 
 def _short(text: str) -> str:
-    return shorten(one_line(text), REASON_MAX_CHARS)
+    return shorten(one_line(text), MODEL_REASON)
 
 
 def _short_keeping_tail(text: str) -> str:
     """A long path in a setup error: its head and its tail, which says what went wrong."""
     text = one_line(text)
-    if len(text) <= REASON_MAX_CHARS:
+    if len(text) <= MODEL_REASON:
         return text
-    half = REASON_MAX_CHARS // 2
+    half = MODEL_REASON // 2
     return text[: half - 1].rstrip() + ELLIPSIS + text[-half:].lstrip()
 
 

@@ -12,15 +12,15 @@ from collections.abc import Sequence
 
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
 from waza_ci.gate.flaky import FlakyTask
-from waza_ci.report._text import ELLIPSIS, cut_utf8, for_log, utf8_len
+from waza_ci.policy import ListMode
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
-from waza_ci.report.markdown import (
+from waza_ci.report.gfm import JOB_SUMMARY, code
+from waza_ci.report.github_documents import (
     render_check_summary,
     render_markdown,
 )
-from waza_ci.report.md import JOB_SUMMARY, code
-from waza_ci.report.screen import ListMode
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
+from waza_ci.report.text_safety import ELLIPSIS, cut_utf8, for_log, utf8_len
 from waza_ci.report.trends import against, render_history_markdown, render_history_text
 from waza_ci.verdict import GateState
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from waza_ci.report._text import clean
+from waza_ci.report.text_safety import clean
 from waza_ci.sandbox.capture import parse_cut_line
 
 TELLING_WINDOW = 65_536

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from waza_ci.gate.baseline import BaselineComparison, Change, PassCount, TaskChange
 from waza_ci.gate.history import HistoryView, TaskTrend
 from waza_ci.gate.history_limits import TRENDS_LISTED
-from waza_ci.report._text import for_log
-from waza_ci.report.md import JOB_SUMMARY, code
+from waza_ci.report.gfm import JOB_SUMMARY, code
+from waza_ci.report.text_safety import for_log
 
 HEADING = "### History"
 NOW_LABEL = "this run"

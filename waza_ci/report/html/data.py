@@ -18,10 +18,10 @@ from waza_ci.gate.baseline import (
     PassCount,
     TaskChange,
 )
-from waza_ci.report._text import clean, one_line, shorten
 from waza_ci.report.html.evidence import Budget, run_evidence, tokens_of
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
 from waza_ci.report.model import GraderResult, Report, Source, TaskResult
+from waza_ci.report.text_safety import clean, one_line, shorten
 from waza_ci.waza.kinds import MODEL_KINDS
 from waza_ci.waza.scoring import GradeSummary, RunGrade, Status, TaskGrade, Verdict
 

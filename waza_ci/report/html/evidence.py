@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from waza_ci.report._text import clean, head_tail, utf8_len
+from waza_ci.report.text_safety import clean, head_tail, utf8_len
 from waza_ci.waza.context import build_context
 
 MIN_TEXT_BYTES = 256

@@ -12,15 +12,15 @@ import html
 from collections.abc import Sequence
 
 from waza_ci.gate.baseline import BaselineComparison
-from waza_ci.report._text import one_line, plural, shorten
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.judging import judge_parts
+from waza_ci.report.markdown_screen import PASSING_LISTED
 from waza_ci.report.model import GraderResult, Report, Source, TaskResult
 from waza_ci.report.modules import modules_text
-from waza_ci.report.screen import (
-    NAME_MAX_CHARS,
-    PASSING_LISTED,
-    REASON_MAX_CHARS,
+from waza_ci.report.text_safety import one_line, plural, shorten
+from waza_ci.report.trends import against
+from waza_ci.report.widths import MARKDOWN
+from waza_ci.report.words import (
     another_eval_parts,
     dropped_words,
     flip_words,
@@ -31,7 +31,6 @@ from waza_ci.report.screen import (
     verdict_label,
     verdict_parts,
 )
-from waza_ci.report.trends import against
 
 FIRST_SCREEN_ROWS = 50
 """Failing graders listed on the first screen, as in the job summary; the table has all."""
@@ -51,13 +50,13 @@ def decision_words(evaluation: Evaluation) -> tuple[str, str]:
 
 
 def _source(source: Source) -> str:
-    shown = esc(shorten(one_line(str(source)), NAME_MAX_CHARS))
+    shown = esc(shorten(one_line(str(source)), MARKDOWN.name))
     if source.url and source.url.startswith("https://"):
         return f'<a href="{esc(source.url)}" rel="noopener noreferrer">{shown}</a>'
     return shown
 
 
-def _code(text: str, max_chars: int = NAME_MAX_CHARS) -> str:
+def _code(text: str, max_chars: int = MARKDOWN.name) -> str:
     flat = shorten(one_line(text), max_chars)
     return f"<code>{esc(flat)}</code>" if flat else "—"
 
@@ -78,7 +77,7 @@ def _problem_row(row: GraderResult, hint: str) -> str:
         f"<tr><td>{_status(row)}</td><td>{_code(row.task_key)}</td>"
         f"<td>{_code(row.grader)}<br><small>{_source(row.source)}</small></td>"
         f'<td class="num">{row.runs_failed} / {row.runs_total}</td>'
-        f"<td>{_code(row.reason, REASON_MAX_CHARS)}{hint}</td></tr>"
+        f"<td>{_code(row.reason, MARKDOWN.reason)}{hint}</td></tr>"
     )
 
 
@@ -90,7 +89,7 @@ def _errored_row(task: TaskResult) -> str:
         f"<td>{_code(task.key)}</td>"
         f"<td>(the run itself)<br><small>{_source(task.source)}</small></td>"
         f'<td class="num">{task.errored_runs.count} / {task.runs_total}</td>'
-        f"<td>{_code(first.split(chr(10))[-1], REASON_MAX_CHARS)}</td></tr>"
+        f"<td>{_code(first.split(chr(10))[-1], MARKDOWN.reason)}</td></tr>"
     )
 
 
@@ -134,7 +133,7 @@ def _not_evaluated(report: Report) -> list[str]:
     if report.not_evaluated:
         rows = [
             f"<tr><td>{_code(task.test_id)}</td><td>{esc(not_evaluated_words(task))}</td>"
-            f"<td>{_code(task.first_error.strip().split(chr(10))[-1], REASON_MAX_CHARS)}</td></tr>"
+            f"<td>{_code(task.first_error.strip().split(chr(10))[-1], MARKDOWN.reason)}</td></tr>"
             for task in report.not_evaluated[:FIRST_SCREEN_ROWS]
         ]
         more = len(report.not_evaluated) - len(rows)
@@ -160,10 +159,10 @@ def _more(count: int, what: str, where: str) -> list[str]:
 def _warning(text: str) -> str:
     """A warning in one line, or, when long, its first line with the rest a click away."""
     flat = one_line(text)
-    if len(flat) <= REASON_MAX_CHARS:
+    if len(flat) <= MARKDOWN.reason:
         return f"<li>{esc(flat)}</li>"
     return (
-        f"<li><details><summary>{esc(shorten(flat, REASON_MAX_CHARS))}</summary>"
+        f"<li><details><summary>{esc(shorten(flat, MARKDOWN.reason))}</summary>"
         f'<pre class="full">{esc(text)}</pre></details></li>'
     )
 
@@ -183,7 +182,7 @@ def _banner(report: Report) -> list[str]:
         return []
     return [
         f'<p class="banner">Every {esc(common.what)} ({common.executions}) failed the same'
-        f" way: {_code(common.reason, REASON_MAX_CHARS)}<br><b>Likely fix:</b>"
+        f" way: {_code(common.reason, MARKDOWN.reason)}<br><b>Likely fix:</b>"
         f" {esc(common.hint)}.</p>"
     ]
 

@@ -8,118 +8,36 @@ grader linked to its YAML line, runs failed out of runs, and the reason in one l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from enum import StrEnum
+from collections.abc import Sequence
 
-from waza_ci.report._text import format_score, plural
-from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED
+from waza_ci.policy import ListMode
+from waza_ci.report.gfm import Medium, code, link, table, trusted
 from waza_ci.report.judging import judge_block
-from waza_ci.report.md import Medium, code, link, table, trusted
-from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderResult, Report, TaskResult
+from waza_ci.report.model import GraderResult, Report, TaskResult
 from waza_ci.report.modules import modules_text
 from waza_ci.report.reasons import format_duration
-from waza_ci.verdict import Decision, Verdict
-from waza_ci.waza.identity import EvalIdentity
-from waza_ci.waza.scoring import NotEvaluated, NotEvaluatedWhy, Status
+from waza_ci.report.text_safety import format_score, plural
+from waza_ci.report.widths import MARKDOWN
+from waza_ci.report.words import (
+    ICON_ERROR,
+    ICON_FAILED,
+    ICON_NOTHING,
+    ICON_PASSED,
+    another_eval_parts,
+    dropped_words,
+    flip_words,
+    hints_once,
+    kinds_parts,
+    not_evaluated_fix,
+    not_evaluated_words,
+    verdict_label,
+    verdict_parts,
+)
+from waza_ci.verdict import Decision
+from waza_ci.waza.scoring import Status
 
-ICON_PASSED = "✅"
-ICON_FAILED = "❌"
-ICON_ERROR = "⚠️"
-ICON_NOTHING = "⚪"
-
-NAME_MAX_CHARS = 120
-REASON_MAX_CHARS = 240
-UNNAMED_KIND = "(no type)"
 PASSING_LISTED = 100
 """Passing tasks named on the first screen (compact form); the rest are counted."""
-
-
-class ListMode(StrEnum):
-    """How much the report lists: what did not pass in detail (passing tasks on one line), or
-    every task and grader."""
-
-    FAILURES = "failures"
-    ALL = "all"
-
-
-_VERDICT_LABELS = {
-    Verdict.PASSED: (ICON_PASSED, "Passed"),
-    Verdict.FAILED: (ICON_FAILED, "Failed"),
-    Verdict.ERRORS: (ICON_ERROR, "Grader errors"),
-    Verdict.SETUP: (ICON_ERROR, "Graders could not run"),
-    Verdict.NOTHING: (ICON_NOTHING, "Nothing graded"),
-    Verdict.ANOTHER_EVAL: (ICON_ERROR, "Results of another eval"),
-    Verdict.NOT_EVALUATED: (ICON_ERROR, "Not evaluated"),
-}
-
-
-def not_evaluated_fix(tasks: Sequence[NotEvaluated]) -> str:
-    """The fix for the tasks listed as not evaluated (our words)."""
-    if any(task.why is NotEvaluatedWhy.NO_RUN for task in tasks):
-        return FIX_NOT_EVALUATED
-    return FIX_ERRORED
-
-
-def not_evaluated_words(task: NotEvaluated) -> str:
-    """Why a task was not evaluated, in our words (its first error is shown apart)."""
-    if task.why is NotEvaluatedWhy.NO_RUN:
-        return "no saved run (absent from the results, or `runs: []`)"
-    return f"every run errored in execution ({plural(task.runs_errored, 'run')}, 0 graded)"
-
-
-def another_eval_parts(item: AnotherEvalFile, quote: Callable[[str], str]) -> tuple[str, str, str]:
-    """(what the file is, the eval it says, the eval expected), `quote` making the untrusted
-    names safe for the medium: `the baseline x.json`, `'a' (skill 'b')`, …"""
-
-    def named(identity: EvalIdentity) -> str:
-        name = quote(identity.name) if identity.name else "(no name)"
-        return f"{name} (skill {quote(identity.skill)})" if identity.skill else name
-
-    what = "the results file" if item.role == "results" else f"the {item.role}"
-    return f"{what} {quote(item.found.file)}", named(item.found.found), named(item.found.expected)
-
-
-def verdict_parts(report: Report, *, with_time: bool = True) -> list[str]:
-    """The counts of the verdict line, as plain words (no untrusted text)."""
-    counts = report.counts
-    if counts.runs == 0:
-        parts = ["no task of the eval had runs to grade in the results"]
-    else:
-        runs = plural(counts.runs, "run")
-        failed = counts.runs_failed - counts.runs_errored  # an errored run counts as failed
-        if counts.runs_errored:
-            graded = f"{counts.runs_errored} errored in execution, {counts.runs_graded} graded"
-            runs += f" ({graded}{f', {failed} failed' if failed else ''})"
-        elif counts.runs_failed:
-            runs += f" ({counts.runs_failed} failed)"
-        parts = [plural(counts.tasks, "task"), runs]
-        if counts.runs_graded:  # with no run graded, "0 failing graders" would read as a pass
-            parts += [
-                plural(counts.failures, "failing grader"),
-                plural(counts.grader_errors, "grader error"),
-                plural(counts.cleanup_errors, "clean-up error"),
-            ]
-    if report.not_evaluated:
-        parts.append(f"{plural(len(report.not_evaluated), 'task')} not evaluated")
-    if report.skipped:
-        parts.append(f"{plural(len(report.skipped), 'task')} skipped")
-    if counts.elapsed_ms and with_time:
-        parts.append(format_duration(counts.elapsed_ms))
-    return parts
-
-
-def kinds_parts(report: Report, quote: Callable[[str], str]) -> list[str]:
-    """What was graded again and what was kept, per grader kind: `40 text, 2 program
-    re-graded`, `3 prompt kept (they need a model)`. `quote` makes a kind name safe."""
-    kinds = report.counts.kinds
-    regraded = [f"{k.regraded} {quote(k.kind or UNNAMED_KIND)}" for k in kinds if k.regraded]
-    kept = [f"{k.kept} {quote(k.kind or UNNAMED_KIND)}" for k in kinds if k.kept]
-    parts = []
-    if regraded:
-        parts.append("re-graded: " + ", ".join(regraded))
-    if kept:
-        parts.append("kept from the results file: " + ", ".join(kept))
-    return parts
 
 
 def kinds_line(report: Report, medium: Medium) -> list[str]:
@@ -139,8 +57,8 @@ def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
         return []
     lines = [
         [
-            code(row.task_key, medium, max_chars=NAME_MAX_CHARS),
-            link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url),
+            code(row.task_key, medium, max_chars=MARKDOWN.name),
+            link(code(row.grader, medium, max_chars=MARKDOWN.name), row.source.url),
             ", ".join(str(flip.run) for flip in row.flips),
             flip_words(row),
         ]
@@ -148,8 +66,8 @@ def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
     ]
     lines += [
         [
-            code(gone.task_key, medium, max_chars=NAME_MAX_CHARS),
-            code(gone.grader, medium, max_chars=NAME_MAX_CHARS),
+            code(gone.task_key, medium, max_chars=MARKDOWN.name),
+            code(gone.grader, medium, max_chars=MARKDOWN.name),
             str(gone.runs),
             f"{dropped_words(gone)} → dropped (no longer in the spec)",
         ]
@@ -163,24 +81,6 @@ def flips_table(report: Report, medium: Medium, *, max_rows: int) -> list[str]:
     if hidden > 0:
         blocks.append(f"_… {plural(hidden, 'more grader')}, in the report JSON._")
     return blocks
-
-
-def dropped_words(gone: DroppedGrader) -> str:
-    """`2 failed`, `1 passed, 1 failed`: what the dropped saved verdicts had said."""
-    passed = gone.runs - gone.saved_failed
-    parts = [f"{passed} passed"] if passed else []
-    return ", ".join([*parts, *([f"{gone.saved_failed} failed"] if gone.saved_failed else [])])
-
-
-def flip_words(row: GraderResult) -> str:
-    """How the verdicts flipped: `passed → failed`, `failed → passed`, or both."""
-    pairs = dict.fromkeys((flip.saved_passed, flip.passed) for flip in row.flips)
-    words = {True: "passed", False: "failed"}
-    return ", ".join(f"{words[saved]} → {words[now]}" for saved, now in pairs)
-
-
-def verdict_label(decision: Decision) -> tuple[str, str]:
-    return _VERDICT_LABELS[decision.verdict]
 
 
 def verdict_line(report: Report, decision: Decision) -> str:
@@ -198,7 +98,7 @@ def banner(report: Report, medium: Medium) -> list[str]:
         return []
     return [
         f"> **{ICON_ERROR} Every {common.what} ({common.executions}) failed the same way:**"
-        f" {code(common.reason, medium, in_table=False, max_chars=REASON_MAX_CHARS)}  \n"
+        f" {code(common.reason, medium, in_table=False, max_chars=MARKDOWN.reason)}  \n"
         f"> **Likely fix:** {trusted(common.hint)}."
     ]
 
@@ -209,19 +109,8 @@ def _status_cell(row: GraderResult) -> str:
     return f"{ICON_FAILED} {row.not_run}" if row.not_run else ICON_FAILED
 
 
-def hints_once(report: Report, rows: Sequence[GraderResult]) -> list[str]:
-    """Each row's hint, said once: on the first row that has it, and on none when the banner
-    of a failure common to every execution says it already ("" where it is not said)."""
-    said = {report.common_failure.hint} if report.common_failure else set()
-    hints = []
-    for row in rows:
-        hints.append("" if row.hint in said else row.hint or "")
-        said.add(row.hint or "")
-    return hints
-
-
 def _reason_cell(row: GraderResult, hint: str, medium: Medium) -> str:
-    cell = code(row.reason, medium, max_chars=REASON_MAX_CHARS)
+    cell = code(row.reason, medium, max_chars=MARKDOWN.reason)
     if hint:
         cell += f"<br>**What to do:** {trusted(hint)}"
     return cell
@@ -233,9 +122,9 @@ def problem_rows(
     return [
         [
             _status_cell(row),
-            code(row.task_key, medium, max_chars=NAME_MAX_CHARS),
-            link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url)
-            + f"<br>{code(str(row.source), medium, max_chars=NAME_MAX_CHARS)}",
+            code(row.task_key, medium, max_chars=MARKDOWN.name),
+            link(code(row.grader, medium, max_chars=MARKDOWN.name), row.source.url)
+            + f"<br>{code(str(row.source), medium, max_chars=MARKDOWN.name)}",
             f"{row.runs_failed} / {row.runs_total}",
             _reason_cell(row, hint, medium),
         ]
@@ -253,11 +142,11 @@ def errored_rows(tasks: Sequence[TaskResult], medium: Medium) -> list[list[str]]
         rows.append(
             [
                 f"{ICON_ERROR} errored run",
-                code(task.key, medium, max_chars=NAME_MAX_CHARS),
+                code(task.key, medium, max_chars=MARKDOWN.name),
                 link(code("(the run itself)", medium), task.source.url)
-                + f"<br>{code(str(task.source), medium, max_chars=NAME_MAX_CHARS)}",
+                + f"<br>{code(str(task.source), medium, max_chars=MARKDOWN.name)}",
                 f"{task.errored_runs.count} / {task.runs_total}",
-                code(first.split("\n")[-1], medium, max_chars=REASON_MAX_CHARS),
+                code(first.split("\n")[-1], medium, max_chars=MARKDOWN.reason),
             ]
         )
     return rows
@@ -318,13 +207,13 @@ def global_failures(report: Report, medium: Medium) -> list[str]:
         verb = "errors" if failure.status is Status.ERROR else "fails"
         items.append(
             f"- {grader} {verb} on every task it runs on ({len(failure.tasks)}):"
-            f" {code(failure.reason, medium, in_table=False, max_chars=REASON_MAX_CHARS)}"
+            f" {code(failure.reason, medium, in_table=False, max_chars=MARKDOWN.reason)}"
         )
     return ["\n".join(items)] if items else []
 
 
 def _task_label(task: TaskResult, medium: Medium) -> str:
-    return code(task.key, medium, max_chars=NAME_MAX_CHARS)
+    return code(task.key, medium, max_chars=MARKDOWN.name)
 
 
 def passing_compact(report: Report, medium: Medium) -> list[str]:
@@ -358,7 +247,7 @@ def all_tasks_table(report: Report, medium: Medium) -> list[str]:
                 [
                     icons[row.status],
                     _task_label(task, medium),
-                    link(code(row.grader, medium, max_chars=NAME_MAX_CHARS), row.source.url),
+                    link(code(row.grader, medium, max_chars=MARKDOWN.name), row.source.url),
                     f"{row.runs_total - row.runs_failed} / {row.runs_total}",
                     row.not_run or format_duration(row.duration_ms),
                 ]
@@ -388,7 +277,7 @@ def slowest(report: Report, medium: Medium) -> list[str]:
         return []
     rows = [
         [
-            link(code(item.grader, medium, max_chars=NAME_MAX_CHARS), item.source.url),
+            link(code(item.grader, medium, max_chars=MARKDOWN.name), item.source.url),
             _ran_on(item.tasks, medium),
             str(item.executions),
             format_duration(item.total_ms),
@@ -410,7 +299,7 @@ def slowest(report: Report, medium: Medium) -> list[str]:
 def _ran_on(tasks: Sequence[str], medium: Medium) -> str:
     """The task a grader ran on, or how many: what tells apart graders of the same name."""
     if len(tasks) == 1:
-        return code(tasks[0], medium, max_chars=NAME_MAX_CHARS)
+        return code(tasks[0], medium, max_chars=MARKDOWN.name)
     return plural(len(tasks), "task")
 
 
@@ -418,7 +307,7 @@ def another_eval_blocks(report: Report, medium: Medium) -> list[str]:
     """One quote per file of another eval, both evals named (as the files say them)."""
 
     def quote(text: str) -> str:
-        return code(text, medium, in_table=False, max_chars=NAME_MAX_CHARS)
+        return code(text, medium, in_table=False, max_chars=MARKDOWN.name)
 
     blocks = []
     for item in report.another_eval:
@@ -437,9 +326,9 @@ def not_evaluated_table(report: Report, medium: Medium, *, max_rows: int) -> lis
     if report.not_evaluated:
         rows = [
             [
-                code(task.test_id, medium, max_chars=NAME_MAX_CHARS),
+                code(task.test_id, medium, max_chars=MARKDOWN.name),
                 not_evaluated_words(task),
-                code(task.first_error.strip().split("\n")[-1], medium, max_chars=REASON_MAX_CHARS)
+                code(task.first_error.strip().split("\n")[-1], medium, max_chars=MARKDOWN.reason)
                 if task.first_error
                 else "—",
             ]
@@ -455,7 +344,7 @@ def not_evaluated_table(report: Report, medium: Medium, *, max_rows: int) -> lis
         blocks.append(f"**What to do:** {trusted(not_evaluated_fix(report.not_evaluated))}.")
     if report.accepted_without_runs:
         names = ", ".join(
-            code(task.test_id, medium, in_table=False, max_chars=NAME_MAX_CHARS)
+            code(task.test_id, medium, in_table=False, max_chars=MARKDOWN.name)
             for task in report.accepted_without_runs[:max_rows]
         )
         blocks.append(

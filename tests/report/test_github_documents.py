@@ -21,18 +21,18 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from tests.report import factories
-from waza_ci.report._text import utf8_len
+from waza_ci.policy import ListMode
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
-from waza_ci.report.markdown import (
+from waza_ci.report.github_documents import (
     MIN_LIMIT,
     check_title,
     render_check_summary,
     render_check_text,
     render_markdown,
 )
+from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
 from waza_ci.report.model import SourceLinks
-from waza_ci.report.screen import ListMode
+from waza_ci.report.text_safety import utf8_len
 from waza_ci.waza.scoring import GradeSummary
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tests.report import factories
-from waza_ci.report._text import for_log
 from waza_ci.report.evaluation import Evaluation
-from waza_ci.report.text import MAX_ROWS, render_text
+from waza_ci.report.terminal import MAX_ROWS, render_text
+from waza_ci.report.text_safety import for_log
 
 REPO = factories.REPO
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from waza_ci.gate.waza_gate import GateReport
-from waza_ci.report._text import for_log, one_line
-from waza_ci.report.md import JOB_SUMMARY, code
+from waza_ci.report.gfm import JOB_SUMMARY, code
+from waza_ci.report.text_safety import for_log, one_line
 from waza_ci.waza.identity import EvalIdentity
 
 RULE_WIDTH = 70

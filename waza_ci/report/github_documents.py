@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from waza_ci.report._text import format_bytes, one_line, plural, utf8_len
+from waza_ci.policy import ListMode
 from waza_ci.report.details import render_details
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.gfm import CHECK_RUN, JOB_SUMMARY, Medium, code
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, CHECK_TITLE_CHARS, JOB_SUMMARY_BYTES
-from waza_ci.report.md import CHECK_RUN, JOB_SUMMARY, Medium, code
+from waza_ci.report.markdown_screen import first_screen
 from waza_ci.report.model import Report
-from waza_ci.report.screen import ICON_ERROR, ListMode, first_screen, verdict_label, verdict_parts
+from waza_ci.report.text_safety import format_bytes, one_line, plural, utf8_len
+from waza_ci.report.words import ICON_ERROR, verdict_label, verdict_parts
 
 MIN_LIMIT = 4_096
 """The smallest budget that always holds the heading, the verdict line and a trim note."""

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from waza_ci.report._text import UNNAMED, for_log, shorten
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.judging import judge_parts
 from waza_ci.report.model import GraderResult, Report
 from waza_ci.report.modules import modules_text
-from waza_ci.report.screen import (
+from waza_ci.report.text_safety import UNNAMED, for_log, shorten
+from waza_ci.report.widths import TERMINAL
+from waza_ci.report.words import (
     another_eval_parts,
     dropped_words,
     hints_once,
@@ -28,9 +29,6 @@ from waza_ci.verdict import Verdict
 from waza_ci.waza.scoring import Status
 
 MAX_ROWS = 20
-REASON_MAX_CHARS = 400
-"""A reason can name a full temporary path (a clean-up error): long enough to keep it whole."""
-NAME_MAX_CHARS = 60
 
 _RED = "\x1b[31m"
 _YELLOW = "\x1b[33m"
@@ -62,8 +60,8 @@ def _rows(rows: Sequence[GraderResult], hints: Sequence[str], colour: bool) -> l
     last; a hint on its own line below."""
     cells = [
         (
-            _safe(row.task_key, NAME_MAX_CHARS),
-            _safe(row.grader or UNNAMED, NAME_MAX_CHARS)
+            _safe(row.task_key, TERMINAL.name),
+            _safe(row.grader or UNNAMED, TERMINAL.name)
             + (f" ({row.not_run})" if row.not_run else ""),
             for_log(str(row.source)),
             f"{row.runs_failed}/{row.runs_total}",
@@ -76,7 +74,7 @@ def _rows(rows: Sequence[GraderResult], hints: Sequence[str], colour: bool) -> l
         status = "error " if row.status is Status.ERROR else "failed"
         painted = _paint(status, _YELLOW if row.status is Status.ERROR else _RED, colour)
         columns = "  ".join(text.ljust(width) for text, width in zip(cell, widths, strict=True))
-        lines.append(f"  {painted}  {columns}  {_safe(row.reason, REASON_MAX_CHARS)}")
+        lines.append(f"  {painted}  {columns}  {_safe(row.reason, TERMINAL.reason)}")
         if hint:
             lines.append(f"          -> {hint}")
     return lines
@@ -87,16 +85,16 @@ def _not_evaluated(report: Report, colour: bool) -> list[str]:
     for task in report.not_evaluated[:MAX_ROWS]:
         error = task.first_error.strip().split("\n")[-1] if task.first_error else ""
         lines.append(
-            f"  {_paint('not evaluated', _YELLOW, colour)}  {_safe(task.test_id, NAME_MAX_CHARS)}"
+            f"  {_paint('not evaluated', _YELLOW, colour)}  {_safe(task.test_id, TERMINAL.name)}"
             f"  {not_evaluated_words(task)}"
-            + (f": {_safe(error, REASON_MAX_CHARS)}" if error else "")
+            + (f": {_safe(error, TERMINAL.reason)}" if error else "")
         )
     if report.not_evaluated:
         hidden = len(report.not_evaluated) - MAX_ROWS
         lines += [f"  … {hidden} more not evaluated"] if hidden > 0 else []
         lines.append(f"  -> {not_evaluated_fix(report.not_evaluated)}")
     lines += [
-        f"  accepted  {_safe(task.test_id, NAME_MAX_CHARS)}  no saved run "
+        f"  accepted  {_safe(task.test_id, TERMINAL.name)}  no saved run "
         "(--allow-tasks-without-runs)"
         for task in report.accepted_without_runs[:MAX_ROWS]
     ]
@@ -115,19 +113,19 @@ def render_text(
     if decision.reasons:
         lines.append("  why: " + "; ".join(decision.reasons))
     for item in report.another_eval:
-        what, found, expected = another_eval_parts(item, lambda t: repr(_safe(t, NAME_MAX_CHARS)))
+        what, found, expected = another_eval_parts(item, lambda t: repr(_safe(t, TERMINAL.name)))
         lines.append(f"  another eval: {what} says it is of eval {found}, not of eval {expected}")
     lines += _not_evaluated(report, colour)
-    if kinds := kinds_parts(report, lambda kind: _safe(kind, NAME_MAX_CHARS)):
+    if kinds := kinds_parts(report, lambda kind: _safe(kind, TERMINAL.name)):
         lines.append("  verdicts " + " · ".join(kinds))
     lines += [f"  {part}" for part in judge_parts(report, lambda text: _safe(text, 400))]
-    if modules := modules_text(report, lambda text: _safe(text, REASON_MAX_CHARS)):
+    if modules := modules_text(report, lambda text: _safe(text, TERMINAL.reason)):
         lines.append("  " + modules[0].lower() + modules[1:])
     common = report.common_failure
     if common is not None:
         lines.append(
             f"  every {common.what} ({common.executions}) failed the same way: "
-            f"{_safe(common.reason, REASON_MAX_CHARS)}"
+            f"{_safe(common.reason, TERMINAL.reason)}"
         )
         lines.append(f"  likely fix: {common.hint}")
     shown = report.problems[:MAX_ROWS]
@@ -138,8 +136,8 @@ def render_text(
     noted = [row for task in report.tasks for row in task.graders if row.notes]
     for row in noted[:MAX_ROWS]:  # e.g. output cut to the cap: worth a line even when it passed
         lines.append(
-            f"  note    {_safe(row.task_key, NAME_MAX_CHARS)}  "
-            f"{_safe(row.grader or UNNAMED, NAME_MAX_CHARS)}  {for_log('; '.join(row.notes))}"
+            f"  note    {_safe(row.task_key, TERMINAL.name)}  "
+            f"{_safe(row.grader or UNNAMED, TERMINAL.name)}  {for_log('; '.join(row.notes))}"
         )
     for row in report.flipped[:MAX_ROWS]:
         changes = ", ".join(
@@ -148,13 +146,13 @@ def render_text(
             for f in row.flips
         )
         lines.append(
-            f"  changed {_safe(row.task_key, NAME_MAX_CHARS)}  "
-            f"{_safe(row.grader or UNNAMED, NAME_MAX_CHARS)}  since the run: {changes}"
+            f"  changed {_safe(row.task_key, TERMINAL.name)}  "
+            f"{_safe(row.grader or UNNAMED, TERMINAL.name)}  since the run: {changes}"
         )
     for gone in report.dropped[:MAX_ROWS]:
         lines.append(
-            f"  dropped {_safe(gone.task_key, NAME_MAX_CHARS)}  "
-            f"{_safe(gone.grader or UNNAMED, NAME_MAX_CHARS)}  no longer in the spec: its saved "
+            f"  dropped {_safe(gone.task_key, TERMINAL.name)}  "
+            f"{_safe(gone.grader or UNNAMED, TERMINAL.name)}  no longer in the spec: its saved "
             f"verdicts ({dropped_words(gone)}) are not graded"
         )
     unevaluated = {task.test_id for task in report.not_evaluated}
@@ -163,13 +161,13 @@ def render_text(
             groups = task.errored_runs.feedback
             message = groups[0].text.strip().split("\n")[-1] if groups else ""
             lines.append(
-                f"  {_paint('errored', _YELLOW, colour)}  {_safe(task.key, NAME_MAX_CHARS)}  "
+                f"  {_paint('errored', _YELLOW, colour)}  {_safe(task.key, TERMINAL.name)}  "
                 f"{task.errored_runs.count} run(s) errored in the original execution (not graded)"
-                f": {_safe(message, REASON_MAX_CHARS)}"
+                f": {_safe(message, TERMINAL.reason)}"
             )
     for skipped in report.skipped:
         lines.append(
-            f"  skipped  {_safe(skipped.results_name, NAME_MAX_CHARS)}:"
-            f"{_safe(skipped.test_id, NAME_MAX_CHARS)}: {for_log(skipped.reason)}"
+            f"  skipped  {_safe(skipped.results_name, TERMINAL.name)}:"
+            f"{_safe(skipped.test_id, TERMINAL.name)}: {for_log(skipped.reason)}"
         )
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from waza_ci.report._text import clean, one_line, readable_bmp, shorten
+from waza_ci.report.text_safety import clean, one_line, readable_bmp, shorten
 
 _BACKTICKS = re.compile(r"`+")
 _TRUSTED_SPECIALS = re.compile(r"([\\`*_{}\[\]<>#+!|~])")
