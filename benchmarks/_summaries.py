@@ -9,10 +9,10 @@ from waza_ci.errors import Location
 from waza_ci.waza.scoring import (
     Diagnosis,
     GraderRef,
+    GraderVerdict,
     GradeSummary,
     RunGrade,
     TaskGrade,
-    Verdict,
     run_status,
 )
 
@@ -28,9 +28,9 @@ def _verdict(
     feedback: str = "",
     error: str | None = None,
     diagnosis: Diagnosis | None = None,
-) -> Verdict:
+) -> GraderVerdict:
     ok = passed and error is None
-    return Verdict(
+    return GraderVerdict(
         name=name,
         kind="program",
         score=1.0 if ok else 0.0,
@@ -44,7 +44,7 @@ def _verdict(
     )
 
 
-def _run(number: int, *verdicts: Verdict) -> RunGrade:
+def _run(number: int, *verdicts: GraderVerdict) -> RunGrade:
     ordered = tuple(sorted(verdicts, key=lambda v: v.name))
     return RunGrade(run_number=number, status=run_status(ordered), verdicts=ordered)
 

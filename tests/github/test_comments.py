@@ -23,11 +23,11 @@ from waza_ci.publish.options import CommentMode
 from waza_ci.report.comment import render_comment
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.waza.scoring import (
+    GraderVerdict,
     GradeSummary,
     RunGrade,
     Status,
     TaskGrade,
-    Verdict,
 )
 
 ISSUE = 42
@@ -324,7 +324,7 @@ def test_any_unexpected_answer_is_one_warning_and_never_a_duplicate(
 
 def _run(number: int, ok: bool) -> RunGrade:
     """A graded run: one program verdict, passing or not."""
-    verdict = Verdict("check", "program", float(ok), 1.0, ok, "" if ok else "boom", True)
+    verdict = GraderVerdict("check", "program", float(ok), 1.0, ok, "" if ok else "boom", True)
     return RunGrade(number, Status.PASSED if ok else Status.FAILED, (verdict,))
 
 

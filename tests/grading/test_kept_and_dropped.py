@@ -107,13 +107,13 @@ def test_a_verdict_that_flips_is_reported_saved_and_now(project: Project, tmp_pa
 
 
 def test_a_regraded_verdict_keeps_every_field_beside_what_was_saved() -> None:
-    # merge_run spells dataclasses.replace out for speed; a field added to Verdict must not be
+    # merge_run spells dataclasses.replace out for speed; a field added to GraderVerdict must not be
     # lost there.
     from dataclasses import fields, replace
 
     from waza_ci.grading.verdicts import _with_saved
     from waza_ci.waza.results import SavedVerdict
-    from waza_ci.waza.scoring import Diagnosis, Verdict
+    from waza_ci.waza.scoring import Diagnosis, GraderVerdict
 
     values: dict[str, Any] = {
         "name": "n",
@@ -130,7 +130,7 @@ def test_a_regraded_verdict_keeps_every_field_beside_what_was_saved() -> None:
         "saved_passed": None,
         "saved_score": None,
     }
-    assert {f.name for f in fields(Verdict)} == set(values)
-    verdict = Verdict(**values)
+    assert {f.name for f in fields(GraderVerdict)} == set(values)
+    verdict = GraderVerdict(**values)
     before = SavedVerdict.model_validate(_saved("n", "text", True))
     assert _with_saved(verdict, before) == replace(verdict, saved_passed=True, saved_score=1.0)

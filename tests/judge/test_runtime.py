@@ -3,6 +3,7 @@ on loopback (BYOK): what the CLI sends, what each answer records, what is refuse
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from pathlib import Path
@@ -67,6 +68,17 @@ def test_each_judgement_records_its_calls_and_only_the_grade_tools_are_offered(
     assert model.max_in_flight <= 2
     assert passed.usage and passed.usage[0].input_tokens == 1000
     assert passed.usage[0].output_tokens == 50
+
+
+def test_a_caller_with_its_own_event_loop_running_is_judged_too(
+    model: FakeModel, copilot_cli: str, tmp_path: Path
+) -> None:
+    # An async application (or Playwright's sync API) has a loop running on this thread.
+    async def from_a_running_loop() -> list[Answer]:
+        return ask(setup_for(model, copilot_cli, tmp_path), "FAIL-ME")
+
+    [answer] = asyncio.run(from_a_running_loop())
+    assert answer.calls.failures == ["fail: fake-judge: FAIL-ME seen"]
 
 
 def test_a_judge_that_does_not_answer_in_time_is_a_timeout(

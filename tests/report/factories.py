@@ -8,13 +8,13 @@ from waza_ci.errors import Location
 from waza_ci.waza.scoring import (
     Diagnosis,
     GraderRef,
+    GraderVerdict,
     GradeSummary,
     Problem,
     RunGrade,
     SkippedTask,
     Status,
     TaskGrade,
-    Verdict,
     run_status,
 )
 
@@ -34,10 +34,10 @@ def verdict(
     weight: float = 1.0,
     duration_ms: int = 100,
     diagnosis: Diagnosis | None = None,
-) -> Verdict:
+) -> GraderVerdict:
     ok = passed and error is None
     score = 1.0 if ok else 0.0
-    return Verdict(
+    return GraderVerdict(
         name=name,
         kind=kind,
         score=score,
@@ -51,7 +51,7 @@ def verdict(
     )
 
 
-def failed(name: str, stderr: str, *, stdout: str = "", duration_ms: int = 100) -> Verdict:
+def failed(name: str, stderr: str, *, stdout: str = "", duration_ms: int = 100) -> GraderVerdict:
     """A regraded program verdict that exited 1 with this output, as grading.py builds it."""
     feedback = "Program exited with error: exit status 1" + (
         f"; stderr: {stderr}" if stderr else ""
@@ -65,7 +65,7 @@ def failed(name: str, stderr: str, *, stdout: str = "", duration_ms: int = 100) 
     )
 
 
-def timed_out(name: str, seconds: int, source: str) -> Verdict:
+def timed_out(name: str, seconds: int, source: str) -> GraderVerdict:
     return verdict(
         name,
         error="Program exited with error: signal: killed",
@@ -80,7 +80,7 @@ def timed_out(name: str, seconds: int, source: str) -> Verdict:
     )
 
 
-def not_started(name: str, command: str) -> Verdict:
+def not_started(name: str, command: str) -> GraderVerdict:
     text = f'exec: "{command}": executable file not found in $PATH'
     return verdict(
         name,
@@ -90,7 +90,7 @@ def not_started(name: str, command: str) -> Verdict:
     )
 
 
-def cleanup_error(name: str, message: str) -> Verdict:
+def cleanup_error(name: str, message: str) -> GraderVerdict:
     return verdict(
         name,
         error=f"Grading context error: {message}",
@@ -99,7 +99,7 @@ def cleanup_error(name: str, message: str) -> Verdict:
     )
 
 
-def run(number: int, *verdicts: Verdict) -> RunGrade:
+def run(number: int, *verdicts: GraderVerdict) -> RunGrade:
     ordered = tuple(sorted(verdicts, key=lambda v: v.name))
     return RunGrade(run_number=number, status=run_status(ordered), verdicts=ordered)
 
@@ -435,7 +435,7 @@ def same_failure_everywhere_summary(tasks: int = 3) -> GradeSummary:
     """Every execution cannot find its script: the wrong working-directory."""
     graders = _global_graders()
 
-    def missing(name: str) -> Verdict:
+    def missing(name: str) -> GraderVerdict:
         return failed(
             name,
             f"python3: can't open file '/github/workspace/graders/{name}.py': "

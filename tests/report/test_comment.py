@@ -12,11 +12,11 @@ from waza_ci.report.model import SourceLinks
 from waza_ci.waza.scoring import (
     Diagnosis,
     GraderRef,
+    GraderVerdict,
     GradeSummary,
     RunGrade,
     Status,
     TaskGrade,
-    Verdict,
 )
 
 MARKER = "<!-- waza-ci:sticky-comment:test -->"
@@ -27,7 +27,7 @@ SUMMARY_URL = "https://github.example/octo/repo/actions/runs/9"
 def _task(key: str, stderr: str | None) -> TaskGrade:
     ok = stderr is None
     diagnosis = None if ok else Diagnosis(exit_error="exit status 1", stderr=stderr or "")
-    verdict = Verdict("check", "program", float(ok), 1.0, ok, "", True, diagnosis=diagnosis)
+    verdict = GraderVerdict("check", "program", float(ok), 1.0, ok, "", True, diagnosis=diagnosis)
     run = RunGrade(1, Status.PASSED if ok else Status.FAILED, (verdict,))
     graders = {"check": GraderRef("check", "program", Location("evals/eval.yaml", 12))}
     return TaskGrade(key, "r.json", key, key, (run,), graders)

@@ -55,7 +55,7 @@ from waza_ci.sandbox.startcheck import StartProblem
 from waza_ci.verdict import GateState, Verdict
 from waza_ci.waza.identity import AnotherEval, EvalIdentity
 from waza_ci.waza.scoring import Diagnosis, GradeSummary, Problem
-from waza_ci.waza.scoring import Verdict as Graded
+from waza_ci.waza.scoring import GraderVerdict as Graded
 
 # --- the outcomes ---------------------------------------------------------------------------
 

@@ -19,11 +19,11 @@ from waza_ci.report.model import report_json
 from waza_ci.report.terminal import render_text
 from waza_ci.waza.scoring import (
     GraderRef,
+    GraderVerdict,
     GradeSummary,
     RunGrade,
     Status,
     TaskGrade,
-    Verdict,
 )
 
 
@@ -110,7 +110,7 @@ def test_the_command_lists_the_task_nothing_graded(
 
 
 def test_a_grader_without_a_name_is_shown_as_such() -> None:
-    verdict = Verdict("", "program", 0.0, 1.0, False, "boom", True)
+    verdict = GraderVerdict("", "program", 0.0, 1.0, False, "boom", True)
     task = _task(
         {"": GraderRef("", "program", Location("eval.yaml", 4))},
         RunGrade(1, Status.FAILED, (verdict,)),
@@ -122,8 +122,8 @@ def test_a_grader_without_a_name_is_shown_as_such() -> None:
     assert annotation.title.startswith("(no name) failed on t1")
 
 
-def _verdict(name: str, kind: str, passed: bool, **fields: object) -> Verdict:
-    return Verdict(name, kind, 1.0 if passed else 0.0, 1.0, passed, "", **fields)  # type: ignore[arg-type]
+def _verdict(name: str, kind: str, passed: bool, **fields: object) -> GraderVerdict:
+    return GraderVerdict(name, kind, 1.0 if passed else 0.0, 1.0, passed, "", **fields)  # type: ignore[arg-type]
 
 
 def test_a_judge_without_a_saved_verdict_fails_its_task_beside_regraded_verdicts() -> None:

@@ -15,18 +15,18 @@ from waza_ci.report.regressions import (
 )
 from waza_ci.report.text_safety import utf8_len
 from waza_ci.waza.scoring import (
+    GraderVerdict,
     GradeSummary,
     RunGrade,
     Status,
     TaskGrade,
-    Verdict,
 )
 
 
 def _flaky_summary(count: int, name: str = "task") -> GradeSummary:
     runs = (
-        RunGrade(1, Status.PASSED, (Verdict("g", "program", 1.0, 1.0, True, "", True),)),
-        RunGrade(2, Status.FAILED, (Verdict("g", "program", 0.0, 1.0, False, "", True),)),
+        RunGrade(1, Status.PASSED, (GraderVerdict("g", "program", 1.0, 1.0, True, "", True),)),
+        RunGrade(2, Status.FAILED, (GraderVerdict("g", "program", 0.0, 1.0, False, "", True),)),
     )
     tasks = tuple(TaskGrade(f"{name}-{i}", "r.json", f"{name}-{i}", "", runs) for i in range(count))
     return GradeSummary("e", "e.yaml", ("r.json",), tasks)

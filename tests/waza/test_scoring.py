@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from waza_ci.waza.digest import TaskDigestInput, build_digest, build_test_stats
-from waza_ci.waza.scoring import GradeSummary, RunGrade, TaskGrade, Verdict, weighted_score
+from waza_ci.waza.scoring import GraderVerdict, GradeSummary, RunGrade, TaskGrade, weighted_score
 
 
-def verdict(name: str, score: float, weight: float = 1, error: str | None = None) -> Verdict:
-    return Verdict(name, "program", score, weight, score == 1, "", True, error)
+def verdict(name: str, score: float, weight: float = 1, error: str | None = None) -> GraderVerdict:
+    return GraderVerdict(name, "program", score, weight, score == 1, "", True, error)
 
 
-def run(n: int, *verdicts: Verdict, status: str | None = None) -> RunGrade:
+def run(n: int, *verdicts: GraderVerdict, status: str | None = None) -> RunGrade:
     passed = all(v.passed for v in verdicts)
     return RunGrade(n, status or ("passed" if passed else "failed"), verdicts, 100 * n)
 

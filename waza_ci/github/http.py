@@ -35,7 +35,7 @@ from urllib.parse import quote, urlsplit
 import requests
 
 from waza_ci import __version__
-from waza_ci.github.retry import SECONDARY_LIMIT_WAIT_S, Failure, classify
+from waza_ci.github.retry import SECONDARY_LIMIT_WAIT_S, FailedAttempt, classify
 
 API_VERSION = "2022-11-28"
 INTEGRATION_REFUSED = "Resource not accessible by integration"
@@ -266,7 +266,7 @@ class GitHubHttp:
         body: Mapping[str, Any] | None,
         params: Mapping[str, str] | None,
         mutating: bool,
-    ) -> _Success | Failure:
+    ) -> _Success | FailedAttempt:
         """One HTTP exchange: the decoded JSON on 2xx, else the classified failure."""
         label = f"{method} {path}"
         if mutating:
@@ -287,25 +287,25 @@ class GitHubHttp:
                 content = self._read_body(label, response)
         except requests.exceptions.SSLError as exc:
             # A certificate problem will not fix itself; retrying would only delay the error.
-            return Failure(None, f"TLS error: {exc}")
+            return FailedAttempt(None, f"TLS error: {exc}")
         except requests.exceptions.ConnectTimeout:
             self._check_deadline(label, uncertain=False)
             # The connection never opened, so nothing reached GitHub: safe to re-send as is.
-            return Failure(None, "connection timed out", retry="backoff")
+            return FailedAttempt(None, "connection timed out", retry="backoff")
         except (
             requests.exceptions.ConnectionError,
             requests.exceptions.Timeout,
             requests.exceptions.ChunkedEncodingError,
         ) as exc:
             self._check_deadline(label, uncertain=mutating)
-            return Failure(
+            return FailedAttempt(
                 None,
                 f"no complete response ({type(exc).__name__})",
                 retry="backoff",
                 uncertain=mutating,
             )
         except requests.exceptions.RequestException as exc:
-            return Failure(None, f"request failed: {exc}")
+            return FailedAttempt(None, f"request failed: {exc}")
         finally:
             if mutating:
                 self._last_write_at = self._clock()
@@ -345,7 +345,7 @@ class GitHubHttp:
 
     # --- waiting -------------------------------------------------------------------------------
 
-    def _wait_before_retry(self, label: str, failure: Failure) -> None:
+    def _wait_before_retry(self, label: str, failure: FailedAttempt) -> None:
         """Sleep before the next attempt, within the retry budget and the deadline."""
         if failure.retry == "backoff":
             # 1, 2, 4, 8 … seconds across the session's transient failures.
@@ -395,7 +395,9 @@ class GitHubHttp:
 
     # --- errors --------------------------------------------------------------------------------
 
-    def _deadline_error(self, label: str, reason: str, failure: Failure | None) -> DeadlineExceeded:
+    def _deadline_error(
+        self, label: str, reason: str, failure: FailedAttempt | None
+    ) -> DeadlineExceeded:
         return DeadlineExceeded(
             self.redact(
                 f"{label}: {reason}; gave up at the deadline of {self.deadline_s:g} s for all "
@@ -408,11 +410,11 @@ class GitHubHttp:
     def _redacted(self, text: str | None) -> str | None:
         return self.redact(text) if text else None
 
-    def _failure_error(self, message: str, failure: Failure) -> GitHubApiError:
+    def _failure_error(self, message: str, failure: FailedAttempt) -> GitHubApiError:
         return self.error(message, status=failure.status, github_message=failure.github_message)
 
     def _final_error(
-        self, label: str, failure: Failure, refused_statuses: Collection[int]
+        self, label: str, failure: FailedAttempt, refused_statuses: Collection[int]
     ) -> GitHubError:
         """The exception for a failure that is not retried."""
         refused = failure.status == 403 and INTEGRATION_REFUSED in (failure.github_message or "")

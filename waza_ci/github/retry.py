@@ -25,7 +25,7 @@ RetryKind = Literal["never", "backoff", "secondary", "exact"]
 
 
 @dataclass(frozen=True)
-class Failure:
+class FailedAttempt:
     """One failed attempt, classified for the retry decision."""
 
     status: int | None
@@ -44,7 +44,7 @@ def classify(
     *,
     mutating: bool,
     clock: Callable[[], float],
-) -> Failure:
+) -> FailedAttempt:
     """Decide whether a non-2xx response is retried, and after how long."""
     github_message = _github_message(content)
     message = f"HTTP {status}" + (f": {github_message}" if github_message else "")
@@ -52,8 +52,8 @@ def classify(
         return _rate_limit_failure(status, headers, message, github_message, clock)
     if status >= 500:
         # The server may have applied the request before failing: outcome unknown.
-        return Failure(status, message, github_message, retry="backoff", uncertain=mutating)
-    return Failure(status, message, github_message)
+        return FailedAttempt(status, message, github_message, retry="backoff", uncertain=mutating)
+    return FailedAttempt(status, message, github_message)
 
 
 def _rate_limit_failure(
@@ -62,16 +62,16 @@ def _rate_limit_failure(
     message: str,
     github_message: str | None,
     clock: Callable[[], float],
-) -> Failure:
+) -> FailedAttempt:
     """GitHub's documented order: retry-after, then x-ratelimit-reset, then >= 60 s.
 
     A rate-limited request was refused before being applied, so it is never "uncertain".
     """
 
-    def exact(wait_s: float) -> Failure:
+    def exact(wait_s: float) -> FailedAttempt:
         # Never sooner than a second, in case the runner's clock runs ahead of GitHub's.
         wait_s = max(wait_s, _MIN_RATE_LIMIT_WAIT_S)
-        return Failure(status, message, github_message, retry="exact", wait_s=wait_s)
+        return FailedAttempt(status, message, github_message, retry="exact", wait_s=wait_s)
 
     retry_after = _parse_retry_after(headers.get("retry-after"), clock())
     if retry_after is not None:
@@ -80,9 +80,9 @@ def _rate_limit_failure(
     if headers.get("x-ratelimit-remaining") == "0" and reset is not None:
         return exact(reset - clock())
     if status == 429 or "rate limit" in (github_message or "").lower():
-        return Failure(status, message, github_message, retry="secondary")
+        return FailedAttempt(status, message, github_message, retry="secondary")
     # A bare 403 is a permission problem: retrying cannot help.
-    return Failure(status, message, github_message)
+    return FailedAttempt(status, message, github_message)
 
 
 def _github_message(content: bytes) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from waza_ci.golang.json import go_number
 from waza_ci.waza.results import SavedRun
-from waza_ci.waza.scoring import Diagnosis, Verdict, effective_weight
+from waza_ci.waza.scoring import Diagnosis, GraderVerdict, effective_weight
 from waza_ci.waza.spec import GraderSpec, TaskSpec
 
 
@@ -54,7 +54,7 @@ class GraderResult:
     """A verdict twice: in waza's results-file shape (`raw`) and as the report reads it."""
 
     raw: dict[str, Any]
-    verdict: Verdict
+    verdict: GraderVerdict
 
 
 class GraderKind(Protocol):
@@ -156,10 +156,10 @@ def regraded_verdict(
     notes: tuple[str, ...] = (),
     diagnosis: Diagnosis | None = None,
     kind: str | None = None,
-) -> Verdict:
+) -> GraderVerdict:
     """The report's view of a verdict this grading produced (`raw` is our own dict); `kind`
     is the grader's kind where the written `type` differs (waza writes "" for some)."""
-    return Verdict(
+    return GraderVerdict(
         name=str(raw.get("identifier", "")),
         kind=str(raw.get("type", "")) if kind is None else kind,
         score=float(raw.get("score", 0.0)),

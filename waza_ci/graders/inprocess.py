@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from waza_ci.golang.errors import GoError
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
-from waza_ci.waza.scoring import Verdict
+from waza_ci.waza.scoring import GraderVerdict
 from waza_ci.waza.spec import GraderSpec
 
 ConfigT = TypeVar("ConfigT")
@@ -93,7 +93,7 @@ class InProcessGrader(ABC, Generic[ConfigT]):
             details_in_go_order=self.details_in_go_order,
         )
         saved = (job.run.validations or {}).get(job.grader.name)
-        verdict = Verdict(  # from the values themselves: regraded_verdict would parse `raw`
+        verdict = GraderVerdict(  # from the values themselves: regraded_verdict would parse `raw`
             name=job.grader.name,
             kind=self.kind,
             score=outcome.score,

@@ -18,7 +18,7 @@ from waza_ci.sandbox.cancellation import cancellation_signal, cancelled
 from waza_ci.sandbox.groupguard import GUARD
 from waza_ci.sandbox.orphans import child_pids, enable_orphan_adoption, kill_orphans
 from waza_ci.waza.context import serialize_context
-from waza_ci.waza.scoring import Verdict
+from waza_ci.waza.scoring import GraderVerdict
 
 Progress = Callable[[str], None]
 _CANCELLED = "grading was cancelled"
@@ -37,7 +37,7 @@ class ExecutionResult:
     execution: Execution
     raw_verdict: dict[str, Any]
     """The verdict in waza's results-file shape."""
-    verdict: Verdict
+    verdict: GraderVerdict
 
 
 def run_plan(plan: GradingPlan, setup: GradingSetup) -> list[ExecutionResult]:

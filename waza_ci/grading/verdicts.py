@@ -9,7 +9,7 @@ from typing import Any
 from waza_ci.graders import is_regraded
 from waza_ci.grading.run import ExecutionResult
 from waza_ci.waza.results import SavedRun, SavedVerdict
-from waza_ci.waza.scoring import Diagnosis, GraderRef, RunGrade, Status, Verdict, run_status
+from waza_ci.waza.scoring import Diagnosis, GraderRef, GraderVerdict, RunGrade, Status, run_status
 from waza_ci.waza.spec import TaskSpec
 
 
@@ -40,7 +40,7 @@ def merge_run(
     saved = run.validations or {}
     notes = kept_notes or {}
     raw: dict[str, Any] = {}
-    verdicts: dict[str, Verdict] = {}
+    verdicts: dict[str, GraderVerdict] = {}
     for name in kept_names & saved.keys():
         raw[name] = saved_raw[name]  # kept byte for byte, unknown fields included
         verdicts[name] = saved_verdict(name, saved[name], notes=notes.get(name, ()))
@@ -64,10 +64,10 @@ def merge_run(
     return MergedRun(grade, {name: raw[name] for name in sorted(raw)})
 
 
-def _with_saved(verdict: Verdict, before: SavedVerdict) -> Verdict:
+def _with_saved(verdict: GraderVerdict, before: SavedVerdict) -> GraderVerdict:
     """The regraded verdict, knowing what the results file said (dataclasses.replace, spelled
     out: it runs for every verdict, and replace's introspection costs more than the grading)."""
-    return Verdict(
+    return GraderVerdict(
         name=verdict.name,
         kind=verdict.kind,
         score=verdict.score,
@@ -95,12 +95,12 @@ def saved_verdict(
     kind: str | None = None,
     saved_passed: bool | None = None,
     saved_score: float | None = None,
-) -> Verdict:
+) -> GraderVerdict:
     """The report's view of a verdict read from a results file (a kept one, or, in a merge,
     one a shard produced; `kind` is its grader's where waza writes another `type`).
 
     Keyed by its validations key, as waza's aggregation is, whatever `identifier` says."""
-    return Verdict(
+    return GraderVerdict(
         name=name,
         kind=saved.type if kind is None else kind,
         score=saved.score,

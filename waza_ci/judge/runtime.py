@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,7 +98,14 @@ def sdk_available() -> bool:
 
 def run_sends(setup: RuntimeSetup, sends: Sequence[Send]) -> list[Answer]:
     """Every send, at most `options.jobs` at once, answers in the same order."""
-    return asyncio.run(_run_all(setup, sends))
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_run_all(setup, sends))
+    # The caller's own event loop runs on this thread (an async application, a notebook,
+    # Playwright's sync API): asyncio.run would refuse, so the judge's loop gets its own thread.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="waza-ci-judge") as pool:
+        return pool.submit(asyncio.run, _run_all(setup, sends)).result()
 
 
 async def _run_all(setup: RuntimeSetup, sends: Sequence[Send]) -> list[Answer]:

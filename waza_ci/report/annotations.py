@@ -20,7 +20,7 @@ from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, ANNOTATION_TI
 from waza_ci.report.model import (
     FeedbackGroup,
     GlobalFailure,
-    GraderResult,
+    GraderRow,
     Report,
     Source,
     TaskResult,
@@ -28,6 +28,7 @@ from waza_ci.report.model import (
 from waza_ci.report.sources import repo_relative_path
 from waza_ci.report.text_safety import (
     UNNAMED,
+    agreed,
     clean,
     head_tail,
     one_line,
@@ -72,7 +73,7 @@ def _groups(groups: tuple[FeedbackGroup, ...]) -> list[str]:
     parts = []
     for group in groups:
         runs = ", ".join(str(n) for n in group.runs)
-        label = "run" if len(group.runs) == 1 else "runs"
+        label = agreed(len(group.runs), "run")
         parts += ["", f"× {len(group.runs)} {label} ({label} {runs}):", group.text]
     return parts
 
@@ -94,7 +95,7 @@ def _failure(source: Source, title: str, message: list[str]) -> Annotation:
     )
 
 
-def _row_annotation(row: GraderResult) -> Annotation:
+def _row_annotation(row: GraderRow) -> Annotation:
     runs = f"{row.runs_failed} of {plural(row.runs_total, 'run')}"
     verb = "grader error" if row.status is Status.ERROR else "failed"
     kept = {"kept": " (kept verdict)", "not graded": " (not graded)"}.get(row.not_run or "", "")

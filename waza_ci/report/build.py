@@ -24,7 +24,7 @@ from waza_ci.report.model import (
     FeedbackGroup,
     Flip,
     GlobalFailure,
-    GraderResult,
+    GraderRow,
     GraderTime,
     KindCount,
     Report,
@@ -44,12 +44,12 @@ from waza_ci.report.text_safety import clean
 from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.scoring import (
     GraderRef,
+    GraderVerdict,
     GradeSummary,
     Problem,
     RunGrade,
     Status,
     TaskGrade,
-    Verdict,
 )
 
 
@@ -128,20 +128,20 @@ def _dropped(summary: GradeSummary) -> tuple[DroppedGrader, ...]:
     return tuple(found)
 
 
-def _kind_counts(verdicts: Iterable[Verdict]) -> tuple[KindCount, ...]:
+def _kind_counts(verdicts: Iterable[GraderVerdict]) -> tuple[KindCount, ...]:
     tally: dict[str, list[int]] = {}
     for verdict in verdicts:
         tally.setdefault(verdict.kind, [0, 0])[0 if verdict.regraded else 1] += 1
     return tuple(KindCount(kind, *tally[kind]) for kind in sorted(tally))
 
 
-def _cleanup(verdict: Verdict) -> bool:
+def _cleanup(verdict: GraderVerdict) -> bool:
     return verdict.diagnosis is not None and verdict.diagnosis.problem == Problem.CLEANUP
 
 
 def _task_result(summary: GradeSummary, task: TaskGrade, where: Where) -> TaskResult:
     task_source = where.source(task.task_location or Location(summary.eval_path, 1))
-    by_grader: dict[str, list[tuple[RunGrade, Verdict]]] = {}
+    by_grader: dict[str, list[tuple[RunGrade, GraderVerdict]]] = {}
     unjudged: dict[str, list[RunGrade]] = {}
     for run in task.runs:
         for verdict in run.verdicts:
@@ -191,7 +191,7 @@ def _task_result(summary: GradeSummary, task: TaskGrade, where: Where) -> TaskRe
     )
 
 
-def _not_graded(task: TaskGrade, where: Where, task_source: Source) -> tuple[GraderResult, ...]:
+def _not_graded(task: TaskGrade, where: Where, task_source: Source) -> tuple[GraderRow, ...]:
     """A task no grader said anything about: one failing row per grader of the spec (or one
     for the task when it has none), saying why, so it is listed and never counts as passed."""
     if not task.graders:
@@ -218,9 +218,9 @@ def _unjudged_row(
     source: Source,
     reason: str,
     runs: Sequence[RunGrade],
-) -> GraderResult:
+) -> GraderRow:
     """A failing row for a grader nobody judged on `runs`, saying why."""
-    return GraderResult(
+    return GraderRow(
         task_key=task.key,
         grader=name,
         kind=kind,
@@ -249,14 +249,14 @@ def _not_run_reason(kind: str, name: str) -> str:
 
 
 def _with_unjudged(
-    row: GraderResult | None,
+    row: GraderRow | None,
     task: TaskGrade,
     name: str,
     *,
     runs: Sequence[RunGrade],
     where: Where,
     task_source: Source,
-) -> GraderResult:
+) -> GraderRow:
     """A kept grader's row counting the runs that have no saved verdict of it as failing."""
     if not runs:
         assert row is not None
@@ -281,10 +281,10 @@ def _with_unjudged(
 def _grader_result(
     task: TaskGrade,
     name: str,
-    entries: Sequence[tuple[RunGrade, Verdict]],
+    entries: Sequence[tuple[RunGrade, GraderVerdict]],
     where: Where,
     task_source: Source,
-) -> GraderResult:
+) -> GraderRow:
     bad = [(run, v) for run, v in entries if not v.passed or v.error is not None]
     errors = [(run, v) for run, v in bad if v.error is not None]
     status = Status.ERROR if errors else Status.FAILED if bad else Status.PASSED
@@ -293,7 +293,7 @@ def _grader_result(
     reason = reason_for(first) if bad else Reason("")
     ref = task.graders.get(name)
     durations = [v.duration_ms for _, v in entries]
-    return GraderResult(
+    return GraderRow(
         task_key=task.key,
         grader=name,
         kind=first.kind,
@@ -318,20 +318,20 @@ def _grader_result(
     )
 
 
-def _shown_text(verdict: Verdict) -> str:
+def _shown_text(verdict: GraderVerdict) -> str:
     """What a reader needs of one failing run: the program's own output when it ran, with
     the exit text; the error or the saved feedback otherwise; then waza-ci's notes."""
     notes = [f"waza-ci: {note}" for note in _notes(verdict)]
     return "\n".join([_output_text(verdict), *notes])
 
 
-def _notes(verdict: Verdict) -> tuple[str, ...]:
+def _notes(verdict: GraderVerdict) -> tuple[str, ...]:
     """The verdict's notes, less a timeout's limit when the reason already says it."""
     timed_out = verdict.diagnosis is not None and verdict.diagnosis.problem == Problem.TIMED_OUT
     return tuple(n for n in verdict.notes if not (timed_out and n.startswith("timed out after")))
 
 
-def _output_text(verdict: Verdict) -> str:
+def _output_text(verdict: GraderVerdict) -> str:
     diagnosis = verdict.diagnosis
     if verdict.error is not None or diagnosis is None:
         text = verdict.error if verdict.error is not None else verdict.feedback
@@ -385,7 +385,7 @@ def _common_failure(summary: GradeSummary) -> CommonFailure | None:
 
 def _global_failures(tasks: Sequence[TaskResult]) -> tuple[GlobalFailure, ...]:
     """Graders defined at one YAML line, run on at least two tasks, and not passing on any."""
-    by_source: dict[tuple[str, Source], list[GraderResult]] = {}
+    by_source: dict[tuple[str, Source], list[GraderRow]] = {}
     for task in tasks:
         for row in task.graders:
             if row.regraded:

@@ -19,7 +19,7 @@ from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.gfm import JOB_SUMMARY, code, link
 from waza_ci.report.github_limits import COMMENT_CHARS
 from waza_ci.report.markdown_screen import verdict_line
-from waza_ci.report.model import GraderResult, Report
+from waza_ci.report.model import GraderRow, Report
 from waza_ci.report.regressions import (
     change_row,
     fit_table,
@@ -82,7 +82,7 @@ def _rows(
     report: Report, comparison: BaselineComparison | None, flaky: Sequence[FlakyTask]
 ) -> list[str]:
     """Failing rows with why, then fixed rows, then flaky ones; regressions first."""
-    problems: dict[str, list[GraderResult]] = {}
+    problems: dict[str, list[GraderRow]] = {}
     for row in report.problems:
         problems.setdefault(row.task_key, []).append(row)
     rows: list[str] = []
@@ -104,7 +104,7 @@ def _rows(
     return rows
 
 
-def _why(rows: Sequence[GraderResult]) -> str:
+def _why(rows: Sequence[GraderRow]) -> str:
     """Each failing grader linked to its YAML line, with its one-line reason (Markdown)."""
     parts = [
         f"{link(code(row.grader, JOB_SUMMARY), row.source.url)}: "

@@ -19,7 +19,7 @@ from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.gate.baseline_io import BaselineProblem
 from waza_ci.policy import FailOn, GatePolicy
-from waza_ci.report.model import CommonFailure, Counts, GraderResult, Report
+from waza_ci.report.model import CommonFailure, Counts, GraderRow, Report
 from waza_ci.report.text_safety import plural
 from waza_ci.verdict import Conclusion, Decision, GateState, Verdict
 from waza_ci.waza.identity import FIX_ANOTHER_EVAL
@@ -251,7 +251,7 @@ def _error_reasons(counts: Counts) -> list[str]:
     return reasons
 
 
-def _setup_reason(rows: Sequence[GraderResult], common: CommonFailure | None) -> str:
+def _setup_reason(rows: Sequence[GraderRow], common: CommonFailure | None) -> str:
     """The setup problem in one line, with its likely fix (fixed sentences of ours)."""
     if common is not None:
         what = f"every {common.what} ({common.executions}) failed the same way"

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from waza_ci.report.gfm import Medium, code, fence_overhead, fenced, html_code, link
-from waza_ci.report.model import FeedbackGroup, GraderResult, Report, TaskResult
+from waza_ci.report.model import FeedbackGroup, GraderRow, Report, TaskResult
 from waza_ci.report.reasons import format_duration
-from waza_ci.report.text_safety import head_tail, plural, utf8_len
+from waza_ci.report.text_safety import agreed, head_tail, plural, utf8_len
 from waza_ci.report.words import ICON_ERROR, ICON_FAILED
 from waza_ci.waza.scoring import Status
 
@@ -34,11 +34,11 @@ class _Section:
 
 def _runs(group: FeedbackGroup) -> str:
     numbers = ", ".join(str(n) for n in group.runs)
-    label = "run" if len(group.runs) == 1 else "runs"
+    label = agreed(len(group.runs), "run")
     return f"**× {len(group.runs)} {label}** ({label} {numbers}):"
 
 
-def _row_section(row: GraderResult, medium: Medium) -> _Section:
+def _row_section(row: GraderRow, medium: Medium) -> _Section:
     icon = ICON_ERROR if row.status is Status.ERROR else ICON_FAILED
     what = "errored" if row.status is Status.ERROR else "failed"
     where = link(code(str(row.source), medium, in_table=False), row.source.url)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from waza_ci.report.gfm import Medium, code, link, trusted
-from waza_ci.report.model import GraderResult, Report
+from waza_ci.report.model import GraderRow, Report
+from waza_ci.report.text_safety import plural
 
 Quote = Callable[[str], str]
 
@@ -19,9 +20,8 @@ def judge_parts(report: Report, quote: Quote) -> list[str]:
     if judge is None:
         return []
     parts = [
-        f"judge {quote(judge.provider)}: {judge.rejudged} prompt "
-        f"{'verdict' if judge.rejudged == 1 else 'verdicts'} re-judged ({judge.sessions} "
-        f"{'session' if judge.sessions == 1 else 'sessions'}, {judge.cached} from the cache)",
+        f"judge {quote(judge.provider)}: {plural(judge.rejudged, 'prompt verdict')} re-judged "
+        f"({plural(judge.sessions, 'session')}, {judge.cached} from the cache)",
         "judge spend: " + quote(judge.spend_text()),
     ]
     if judge.kept:
@@ -30,7 +30,7 @@ def judge_parts(report: Report, quote: Quote) -> list[str]:
     return parts
 
 
-def kept_to_check(report: Report) -> list[GraderResult]:
+def kept_to_check(report: Report) -> list[GraderRow]:
     """Kept verdicts with something to say (stale, no grade tool called, not re-judged)."""
     return [
         row

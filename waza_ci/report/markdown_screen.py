@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from waza_ci.policy import ListMode
 from waza_ci.report.gfm import Medium, code, link, table, trusted
 from waza_ci.report.judging import judge_block
-from waza_ci.report.model import GraderResult, Report, TaskResult
+from waza_ci.report.model import GraderRow, Report, TaskResult
 from waza_ci.report.modules import modules_text
 from waza_ci.report.reasons import format_duration
 from waza_ci.report.text_safety import format_score, plural
@@ -103,13 +103,13 @@ def banner(report: Report, medium: Medium) -> list[str]:
     ]
 
 
-def _status_cell(row: GraderResult) -> str:
+def _status_cell(row: GraderRow) -> str:
     if row.status is Status.ERROR:
         return f"{ICON_ERROR} **error**"
     return f"{ICON_FAILED} {row.not_run}" if row.not_run else ICON_FAILED
 
 
-def _reason_cell(row: GraderResult, hint: str, medium: Medium) -> str:
+def _reason_cell(row: GraderRow, hint: str, medium: Medium) -> str:
     cell = code(row.reason, medium, max_chars=MARKDOWN.reason)
     if hint:
         cell += f"<br>**What to do:** {trusted(hint)}"
@@ -117,7 +117,7 @@ def _reason_cell(row: GraderResult, hint: str, medium: Medium) -> str:
 
 
 def problem_rows(
-    rows: Sequence[GraderResult], hints: Sequence[str], medium: Medium
+    rows: Sequence[GraderRow], hints: Sequence[str], medium: Medium
 ) -> list[list[str]]:
     return [
         [

@@ -91,7 +91,7 @@ class KindCount:
 
 
 @dataclass(frozen=True)
-class GraderResult:
+class GraderRow:
     """One grader on one task, over all the task's graded runs."""
 
     task_key: str
@@ -161,7 +161,7 @@ class TaskResult:
     score: float
     duration_ms: int
     source: Source
-    graders: tuple[GraderResult, ...]
+    graders: tuple[GraderRow, ...]
     errored_runs: ErroredRuns | None = None
 
 
@@ -254,7 +254,7 @@ class Report:
     results_names: tuple[str, ...]
     counts: Counts
     tasks: tuple[TaskResult, ...]
-    problems: tuple[GraderResult, ...]
+    problems: tuple[GraderRow, ...]
     """Every (task, grader) that did not pass: grader errors first, then failures, each in
     task order then grader name."""
     common_failure: CommonFailure | None
@@ -273,7 +273,7 @@ class Report:
     """The grader modules of `ref:` graders, by ref."""
 
     @property
-    def flipped(self) -> tuple[GraderResult, ...]:
+    def flipped(self) -> tuple[GraderRow, ...]:
         """Rows with a run whose verdict changed since the results were saved."""
         return tuple(row for task in self.tasks for row in task.graders if row.flips)
 
@@ -296,7 +296,7 @@ def _source_json(source: Source) -> dict[str, Any]:
     return {**where, "ref": source.ref} if source.ref else where
 
 
-def _grader_json(row: GraderResult) -> dict[str, Any]:
+def _grader_json(row: GraderRow) -> dict[str, Any]:
     return {
         "grader": row.grader,
         "kind": row.kind,

@@ -20,8 +20,8 @@ from waza_ci.report.widths import MODEL_REASON
 from waza_ci.sandbox.startcheck import StartProblem
 from waza_ci.waza.scoring import (
     Diagnosis,
+    GraderVerdict,
     Problem,
-    Verdict,
 )
 
 _COMMAND_NOT_FOUND = re.compile(r'^exec: "(?P<name>.*)": executable file not found in \$PATH$')
@@ -106,7 +106,7 @@ class Reason:
     names): the job's setup is wrong, not the agent's work."""
 
 
-def reason_for(verdict: Verdict) -> Reason:
+def reason_for(verdict: GraderVerdict) -> Reason:
     """The reason a verdict did not pass (or errored)."""
     diagnosis = verdict.diagnosis
     if diagnosis is None:  # checked in process, or a kept verdict: only its words are known
@@ -123,7 +123,7 @@ def reason_for(verdict: Verdict) -> Reason:
     return _failure_reason(line)
 
 
-def _problem_reason(verdict: Verdict, diagnosis: Diagnosis) -> Reason:
+def _problem_reason(verdict: GraderVerdict, diagnosis: Diagnosis) -> Reason:
     """Grader errors: our own words, and what to do."""
     if diagnosis.problem == Problem.TIMED_OUT:
         limit = format_seconds(diagnosis.timeout_s)

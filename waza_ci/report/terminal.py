@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.judging import judge_parts
-from waza_ci.report.model import GraderResult, Report
+from waza_ci.report.model import GraderRow, Report
 from waza_ci.report.modules import modules_text
 from waza_ci.report.text_safety import UNNAMED, for_log, shorten
 from waza_ci.report.widths import TERMINAL
@@ -55,7 +55,7 @@ def _safe(text: str, limit: int) -> str:
     return for_log(shorten(text, limit))
 
 
-def _rows(rows: Sequence[GraderResult], hints: Sequence[str], colour: bool) -> list[str]:
+def _rows(rows: Sequence[GraderRow], hints: Sequence[str], colour: bool) -> list[str]:
     """One line per row, its columns aligned (task, grader, file:line, runs), the reason
     last; a hint on its own line below."""
     cells = [

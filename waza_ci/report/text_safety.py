@@ -120,8 +120,12 @@ def shorten(text: str, max_chars: int) -> str:
 
 def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
     """`1 run`, `2 runs`: the count with its noun agreed."""
-    word = noun if count == 1 else (plural_noun or noun + "s")
-    return f"{count} {word}"
+    return f"{count} {agreed(count, noun, plural_noun)}"
+
+
+def agreed(count: int, noun: str, plural_noun: str | None = None) -> str:
+    """`run` or `runs`: the noun alone, agreed with `count`."""
+    return noun if count == 1 else (plural_noun or noun + "s")
 
 
 def format_score(score: float) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED
-from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderResult, Report
+from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderRow, Report
 from waza_ci.report.reasons import format_duration
 from waza_ci.report.text_safety import plural
 from waza_ci.verdict import Decision, Verdict
@@ -110,7 +110,7 @@ def dropped_words(gone: DroppedGrader) -> str:
     return ", ".join([*parts, *([f"{gone.saved_failed} failed"] if gone.saved_failed else [])])
 
 
-def flip_words(row: GraderResult) -> str:
+def flip_words(row: GraderRow) -> str:
     """How the verdicts flipped: `passed → failed`, `failed → passed`, or both."""
     pairs = dict.fromkeys((flip.saved_passed, flip.passed) for flip in row.flips)
     words = {True: "passed", False: "failed"}
@@ -121,7 +121,7 @@ def verdict_label(decision: Decision) -> tuple[str, str]:
     return _VERDICT_LABELS[decision.verdict]
 
 
-def hints_once(report: Report, rows: Sequence[GraderResult]) -> list[str]:
+def hints_once(report: Report, rows: Sequence[GraderRow]) -> list[str]:
     """Each row's hint, said once: on the first row that has it, and on none when the banner
     of a failure common to every execution says it already ("" where it is not said)."""
     said = {report.common_failure.hint} if report.common_failure else set()

@@ -26,7 +26,7 @@ from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch, regraded_gra
 from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.modules.ref import ModulePin
 from waza_ci.waza.results import ResultsFile, load_results
-from waza_ci.waza.scoring import TaskGrade, Verdict
+from waza_ci.waza.scoring import GraderVerdict, TaskGrade
 from waza_ci.waza.spec import EvalSpec
 
 PARTIAL_KEY = "waza_ci"
@@ -369,13 +369,13 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
     }
 
 
-def _saved(verdict: Verdict) -> dict[str, Any]:
+def _saved(verdict: GraderVerdict) -> dict[str, Any]:
     if verdict.saved_passed is None:
         return {}
     return {"saved_passed": verdict.saved_passed, "saved_score": verdict.saved_score}
 
 
-def _problem(verdict: Verdict) -> dict[str, Any]:
+def _problem(verdict: GraderVerdict) -> dict[str, Any]:
     """What kind of grader error, and a timeout's limit and where it came from (the report's
     reason line); the program's output itself is in the verdict's `details`."""
     diagnosis = verdict.diagnosis

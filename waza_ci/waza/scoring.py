@@ -74,7 +74,7 @@ class Diagnosis:
 
 
 @dataclass(slots=True)
-class Verdict:
+class GraderVerdict:
     """One entry of a run's `validations`, as the report sees it. A value: never changed after
     it is made (not frozen only because one is made per verdict, tens of thousands per
     grading, and a frozen dataclass costs four times as much to make)."""
@@ -112,7 +112,7 @@ class RunGrade:
 
     run_number: int
     status: str
-    verdicts: tuple[Verdict, ...]
+    verdicts: tuple[GraderVerdict, ...]
     duration_ms: int = 0
     error_msg: str | None = None
     """Set for runs that errored in the original execution; they are not graded."""
@@ -331,7 +331,7 @@ class GradeSummary:
         return outcome
 
 
-def weighted_score(verdicts: Sequence[Verdict]) -> float:
+def weighted_score(verdicts: Sequence[GraderVerdict]) -> float:
     """Σ(score·w)/Σw over the verdicts; no verdicts scores 0."""
     if not verdicts:
         return 0.0
@@ -339,13 +339,13 @@ def weighted_score(verdicts: Sequence[Verdict]) -> float:
     return sum(v.score * effective_weight(v.weight) for v in verdicts) / total_weight
 
 
-def mean_score(verdicts: Sequence[Verdict]) -> float:
+def mean_score(verdicts: Sequence[GraderVerdict]) -> float:
     """The plain mean of the scores (waza's unweighted run score)."""
     if not verdicts:
         return 0.0
     return sum(v.score for v in verdicts) / len(verdicts)
 
 
-def run_status(verdicts: Sequence[Verdict]) -> Status:
+def run_status(verdicts: Sequence[GraderVerdict]) -> Status:
     """`passed` iff every verdict passed; a run with no graders passes (with score 0)."""
     return Status.PASSED if all(v.passed for v in verdicts) else Status.FAILED

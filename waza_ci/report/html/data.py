@@ -20,10 +20,10 @@ from waza_ci.gate.baseline import (
 )
 from waza_ci.report.html.evidence import Budget, run_evidence, tokens_of
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB
-from waza_ci.report.model import GraderResult, Report, Source, TaskResult
+from waza_ci.report.model import GraderRow, Report, Source, TaskResult
 from waza_ci.report.text_safety import clean, one_line, shorten
 from waza_ci.waza.kinds import MODEL_KINDS
-from waza_ci.waza.scoring import GradeSummary, RunGrade, Status, TaskGrade, Verdict
+from waza_ci.waza.scoring import GraderVerdict, GradeSummary, RunGrade, Status, TaskGrade
 
 KIB = 1024
 RUN_TEXTS = 8
@@ -60,7 +60,7 @@ def _source(source: Source) -> dict[str, Any]:
     return {"p": clean(str(source)), "u": url}
 
 
-def _cell(verdict: Verdict, strings: _Strings) -> list[Any]:
+def _cell(verdict: GraderVerdict, strings: _Strings) -> list[Any]:
     """A grid cell: [state, score, short feedback (string index), saved state or None].
 
     States: p passed, f failed, e error, k kept (passed), K kept (failed)."""
@@ -90,7 +90,7 @@ class _Strings:
         return found
 
 
-def _row(row: GraderResult) -> dict[str, Any]:
+def _row(row: GraderRow) -> dict[str, Any]:
     return {
         "n": clean(row.grader),
         "kind": clean(row.kind),
@@ -143,7 +143,7 @@ def _run(run: RunGrade, columns: Sequence[str], strings: _Strings, ev: int) -> d
 _STATUS_RANK = {Status.ERROR: 0, Status.FAILED: 1}
 
 
-def _failing_first(rows: Sequence[GraderResult]) -> list[GraderResult]:
+def _failing_first(rows: Sequence[GraderRow]) -> list[GraderRow]:
     """A task's graders as a reviewer reads them: errors, then failures, then the rest (each
     group in its own order)."""
     return sorted(rows, key=lambda row: _STATUS_RANK.get(row.status, 2))

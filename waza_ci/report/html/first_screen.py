@@ -15,7 +15,7 @@ from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.judging import judge_parts
 from waza_ci.report.markdown_screen import PASSING_LISTED
-from waza_ci.report.model import GraderResult, Report, Source, TaskResult
+from waza_ci.report.model import GraderRow, Report, Source, TaskResult
 from waza_ci.report.modules import modules_text
 from waza_ci.report.text_safety import one_line, plural, shorten
 from waza_ci.report.trends import against
@@ -61,7 +61,7 @@ def _code(text: str, max_chars: int = MARKDOWN.name) -> str:
     return f"<code>{esc(flat)}</code>" if flat else "—"
 
 
-def _status(row: GraderResult) -> str:
+def _status(row: GraderRow) -> str:
     if row.status == "error":
         return '<span class="st st-e">error</span>'
     if row.not_run == "kept":
@@ -71,7 +71,7 @@ def _status(row: GraderResult) -> str:
     return '<span class="st st-f">failed</span>'
 
 
-def _problem_row(row: GraderResult, hint: str) -> str:
+def _problem_row(row: GraderRow, hint: str) -> str:
     hint = f"<br><b>What to do:</b> {esc(hint)}" if hint else ""
     return (
         f"<tr><td>{_status(row)}</td><td>{_code(row.task_key)}</td>"
