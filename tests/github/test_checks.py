@@ -186,7 +186,7 @@ def test_annotation_texts_are_cut_to_githubs_limits(
     message_bytes = first["message"].encode("utf-8")
     assert len(message_bytes) <= ANNOTATION_MESSAGE_BYTES
     assert first["message"].startswith(head) and first["message"].endswith(tail)
-    # One cut (report/_text.py's head_tail), whose marker counts what was left out.
+    # One cut (report/text_safety.py's head_tail), whose marker counts what was left out.
     assert "… 1 lines cut (" in first["message"]
     assert emoji["title"] == "smile U+1F600 please"
     assert emoji["message"] == "done U+1F389 ok"

@@ -1,4 +1,4 @@
-"""Untrusted text as a Markdown code span has one owner (report/md.py `code`): the gate's
+"""Untrusted text as a Markdown code span has one owner (report/gfm.py `code`): the gate's
 report, the regression section and the sticky comment render it as the job summary does.
 
 The copies they had escaped `|` as `\\|` everywhere; GFM unescapes that only inside a table

@@ -1,6 +1,6 @@
 """GitHub's per-field limits on a check run, applied at the last moment so callers can hand
 over texts of any size: 4-byte characters escaped, titles, messages and summaries cut with a
-note. The numbers are report/github_limits.py's, the cuts report/_text.py's."""
+note. The numbers are report/github_limits.py's, the cuts report/text_safety.py's."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from waza_ci.report.gfm import CHECK_RUN, JOB_SUMMARY, Medium, code
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, CHECK_TITLE_CHARS, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown_screen import first_screen
 from waza_ci.report.model import Report
-from waza_ci.report.text_safety import format_bytes, one_line, plural, utf8_len
+from waza_ci.report.text_safety import format_bytes, lines_that_fit, one_line, plural, utf8_len
 from waza_ci.report.words import ICON_ERROR, verdict_label, verdict_parts
 
 MIN_LIMIT = 4_096
@@ -77,13 +77,7 @@ def _fit_first_screen(blocks: list[str], budget: int, limit: int) -> list[str]:
         " screen is left out."
     )
     budget -= utf8_len(verdict) + 2 + utf8_len(note) + 2 + len("</details>") + 2
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        used += utf8_len(line) + 1
-        if used > budget:
-            break
-        kept.append(line)
+    kept = lines[: lines_that_fit(lines, budget)]
     opened = sum(1 for line in kept if line == "<details>") - sum(
         1 for line in kept if line == "</details>"
     )

@@ -20,7 +20,7 @@ from waza_ci.report.github_documents import (
     render_markdown,
 )
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, JOB_SUMMARY_BYTES
-from waza_ci.report.text_safety import ELLIPSIS, cut_utf8, for_log, utf8_len
+from waza_ci.report.text_safety import ELLIPSIS, cut_utf8, for_log, lines_that_fit, utf8_len
 from waza_ci.report.trends import against, render_history_markdown, render_history_text
 from waza_ci.verdict import GateState
 
@@ -127,6 +127,14 @@ def ordered_changes(comparison: BaselineComparison) -> list[TaskChange]:
     return sorted(shown, key=lambda t: (not t.regression, rank[t.change]))
 
 
+# How the section's bytes are shared, in one place: the comparison's table may take half of the
+# section, the flaky tasks' a third (the rest is the gate's lines and the history's chart); in a
+# check run, whose output is shared with the failures, the whole section takes a quarter.
+COMPARISON_SHARE = 1 / 2
+FLAKY_SHARE = 1 / 3
+CHECK_SECTION_SHARE = 1 / 4
+
+
 def table_rows(comparison: BaselineComparison | None, flaky: Sequence[FlakyTask]) -> list[str]:
     """Table rows: the comparison's tasks, then the flaky tasks."""
     rows = [change_row(t) for t in ordered_changes(comparison)] if comparison is not None else []
@@ -138,18 +146,16 @@ def fit_table(rows: Sequence[str], budget: int, tail: str) -> str:
     """The table with as many rows as fit in `budget` bytes, then `tail` when some did not."""
     if not rows:
         return ""
-    kept: list[str] = []
-    used = utf8_len(_TABLE_HEAD) + 1 + utf8_len(tail) + 64
-    for row in rows:
-        used += utf8_len(row) + 1
-        if used > budget:
-            break
-        kept.append(row)
+
+    def more(left: int) -> str:
+        return f"\n{ELLIPSIS} {left} more row(s) {tail}\n"
+
+    # Room kept for the widest "more" line there can be: every row left out.
+    room = budget - utf8_len(_TABLE_HEAD) - 1 - utf8_len(more(len(rows)))
+    kept = rows[: lines_that_fit(rows, room)]
     text = _TABLE_HEAD + "\n" + "\n".join(kept) + "\n"
     left = len(rows) - len(kept)
-    if left:
-        text += f"\n{ELLIPSIS} {left} more row(s) {tail}\n"
-    return text
+    return text + more(left) if left else text
 
 
 def _gate_lines(comparison: BaselineComparison) -> list[str]:
@@ -199,12 +205,13 @@ def render_regressions_markdown(evaluation: Evaluation, *, limit_bytes: int = SE
             ]
         rows = table_rows(comparison, ())
         if rows:
-            parts.append(fit_table(rows, limit_bytes // 2, "left out (summary size limit)"))
+            budget = int(limit_bytes * COMPARISON_SHARE)
+            parts.append(fit_table(rows, budget, "left out (summary size limit)"))
     if history is not None:
         parts += [render_history_markdown(history, comparison)]
     if flaky:
         parts += [FLAKY_HEADING, ""]
-        parts.append(fit_table(table_rows(None, flaky), limit_bytes // 3, "left out"))
+        parts.append(fit_table(table_rows(None, flaky), int(limit_bytes * FLAKY_SHARE), "left out"))
     text = "\n".join(parts).rstrip("\n") + "\n"
     return cut_utf8(text, limit_bytes)
 
@@ -279,6 +286,6 @@ def _section(evaluation: Evaluation, section_limit: int, limit_bytes: int) -> li
     """The regression section as first-screen blocks (none when there is nothing to say); the
     report's own budgeting then keeps the whole within the limit."""
     section = render_regressions_markdown(
-        evaluation, limit_bytes=min(section_limit, limit_bytes // 4)
+        evaluation, limit_bytes=min(section_limit, int(limit_bytes * CHECK_SECTION_SHARE))
     )
     return [section.rstrip("\n")] if section else []

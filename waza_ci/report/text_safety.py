@@ -9,6 +9,7 @@ format-specific escaping (Markdown, HTML) is layered on top by the callers.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from waza_ci.sandbox.capture import find_cut_lines
 
@@ -109,6 +110,17 @@ def cut_utf8(text: str, max_bytes: int) -> str:
         return text
     # Dropping the incomplete tail sequence is exactly "cut at the last whole character".
     return data[: max(max_bytes, 0)].decode("utf-8", "ignore")
+
+
+def lines_that_fit(lines: Sequence[str], budget: int) -> int:
+    """How many of `lines`, from the first, fit in `budget` UTF-8 bytes, each with its newline:
+    the one fitter of every renderer that keeps whole lines (table rows, a first screen)."""
+    used = 0
+    for count, line in enumerate(lines):
+        used += utf8_len(line) + 1
+        if used > budget:
+            return count
+    return len(lines)
 
 
 def shorten(text: str, max_chars: int) -> str:
