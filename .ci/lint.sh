@@ -58,7 +58,7 @@ actionlint "${workflows[@]}"
 echo "ok -- ${#workflows[@]} workflow files"
 
 step "shellcheck .ci/run .ci/quick .ci/*.sh tests/act/make-eval.sh"
-shellcheck -x .ci/run .ci/quick .ci/lint.sh .ci/docker.sh .ci/act.sh .ci/openapi.sh .ci/mermaid.sh \
+shellcheck -x .ci/run .ci/quick .ci/lint.sh .ci/docker.sh .ci/act.sh .ci/openapi.sh .ci/mermaid.sh .ci/npm-file.sh \
   .ci/unprivileged.sh tests/act/make-eval.sh
 echo "ok -- shell scripts"
 

@@ -14,35 +14,6 @@ integrity=sha512-pV8M7L9GY23AybNvTmo2nyjmpmnt6+2sRE/tqr0ZLQcPS4lnw7u5eZGNmwRNkBC
 dest=.ci/.npm/octokit-openapi
 file=generated/api.github.com.deref.json
 
-if [ -f "$dest/$file" ] && [ -f "$dest/package.json" ] &&
-  grep -q "\"version\": \"$version\"" "$dest/package.json"; then
-  echo "$PWD/$dest/$file"
-  exit 0
-fi
-if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
-  echo "npm and node are needed to fetch @octokit/openapi@$version (GitHub's REST description)" >&2
-  exit 1
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# `npm pack` downloads the published tarball through npm's client and cache, without installing.
-npm pack --silent --pack-destination "$work" "@octokit/openapi@$version" >/dev/null
-tarball=$(find "$work" -maxdepth 1 -name '*.tgz' -print -quit)
-actual=$(node -e '
-  const data = require("fs").readFileSync(process.argv[1]);
-  process.stdout.write("sha512-" + require("crypto").createHash("sha512").update(data).digest("base64"));
-' "$tarball")
-if [ "$actual" != "$integrity" ]; then
-  echo "@octokit/openapi@$version: the tarball's $actual is not the pinned $integrity" >&2
-  exit 1
-fi
-
-mkdir -p "$work/unpacked" .ci/.npm
-tar -xzf "$tarball" -C "$work/unpacked" package/package.json package/LICENSE "package/$file"
-chmod -R a+rX "$work/unpacked/package"
-rm -rf "$dest.partial"
-mv "$work/unpacked/package" "$dest.partial"
-rm -rf "$dest"
-mv "$dest.partial" "$dest"
-echo "$PWD/$dest/$file"
+# shellcheck source=.ci/npm-file.sh
+source .ci/npm-file.sh
+npm_file "@octokit/openapi" "$version" "$integrity" "$dest" "$file" "GitHub's REST description"
