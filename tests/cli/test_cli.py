@@ -972,6 +972,26 @@ def test_a_windows_path_in_a_grader_or_a_tasks_glob_gets_the_slashes_as_its_fix(
 
 
 @pytest.mark.slow
+def test_set_working_directory_is_said_only_when_that_folder_has_the_grader_s_files(
+    project: Project, grade_project: Any
+) -> None:
+    script = project.write_grader("check.py", "print('fine')\n")
+    project.write_eval(project.program_grader("check", script))
+    project.write_task("t1")
+    project.write_results(make_results({"t1": [make_run()]}))
+    (project.root / "sub").mkdir()
+    wrong = grade_project("--working-directory", str(project.root / "sub"))
+    assert wrong.code == 3, wrong.stderr
+    # The graders are in the project folder, the current one: the hint names it.
+    assert "set working-directory to '.'" in wrong.stderr
+    project.write_eval(project.program_grader("check", script.replace("check", "chekc")))
+    typo = grade_project()
+    assert typo.code == 3, typo.stderr
+    assert "set working-directory" not in typo.stderr
+    assert "neither in working-directory nor in a folder above" in typo.stderr
+
+
+@pytest.mark.slow
 def test_unknown_config_key_names_the_yaml_line(project: Project, grade_project: Any) -> None:
     project.write_eval(
         "- type: program\n  name: g\n  config:\n    command: python3\n    shell: true\n"

@@ -229,7 +229,9 @@ def test_same_failure_everywhere_is_one_banner_with_the_likely_fix() -> None:
     (banner,) = re.findall(r"<blockquote>(.*?)</blockquote>", page, flags=re.S)
     assert "Every grader execution (6) failed the same way:" in banner
     assert "can&#x27;t open file" in banner or "can't open file" in banner
-    assert "set working-directory to the folder its args are relative to" in banner
+    # No folder near the spec has the file (no found_from): the hint does not guess a folder.
+    assert "the file is neither in working-directory nor in a folder above" in banner
+    assert "set working-directory" not in banner
     # The six identical rows fold away under the banner.
     first_screen = markdown.split("### Details")[0]
     assert first_screen.count("<details>") == 2  # the folded rows, the slowest graders

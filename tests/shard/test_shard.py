@@ -92,6 +92,9 @@ def build_suite(project: Project) -> Project:
             extra.append(("missing", "waza-ci-no-such-grader-command", []))
             # Cannot start either, and its file says why: the hint survives the merge.
             extra.append(("crlf", "./graders/crlf.sh", []))
+            # Its script is beside the task file, not in the working directory: the hint
+            # naming that folder survives the merge too.
+            extra.append(("beside", "sh", ["beside.sh"]))
         if task_id == "t07":  # a grader error whose report carries a note (the timeout)
             project.write_task(task_id, graders_yaml(("slow", "sleep", ["5"]), timeout=1))
             continue
@@ -113,6 +116,7 @@ def build_suite(project: Project) -> Project:
     crlf.parent.mkdir(exist_ok=True)
     crlf.write_bytes(b"#!/bin/sh\r\nexit 0\r\n")
     crlf.chmod(0o755)
+    (project.root / "tasks" / "beside.sh").write_text("exit 0\n", encoding="utf-8")
     project.write_results(results_doc([t for t in TASKS if t != MISSING_FROM_RESULTS]))
     return project
 

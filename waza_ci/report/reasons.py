@@ -81,13 +81,25 @@ HINT_CLEANUP = (
     "its context file or directory"
 )
 HINT_MISSING_FILE = (
-    "the grader's paths are resolved from working-directory: set working-directory "
-    "to the folder its args are relative to"
+    "the file is neither in working-directory nor in a folder above the grader's YAML file: "
+    "check the path in the grader's command and args, and that the job checks the file out "
+    "(or downloads it) before grading"
 )
+
+
+def hint_set_working_directory(folder: str) -> str:
+    """Said only when that folder really has the files the grader names (Diagnosis.found_from)."""
+    return (
+        f"set working-directory to {folder!r}: the files the grader names are there, and its "
+        "paths are resolved from working-directory"
+    )
+
+
 HINT_MISSING_MODULE = "install the module the grader imports in the job (or the image)"
 HINT_CONFIG_FILE = (
     "the files a grader's config names (skill_path, schema_file, …) are resolved from "
-    "working-directory: set working-directory to the folder they are relative to"
+    "working-directory: check the path, and that working-directory is the folder it is "
+    "relative to"
 )
 HINT_SAME_FAILURE = (
     "when every grader fails the same way the cause is usually the setup, not the graders: "
@@ -115,12 +127,20 @@ def reason_for(verdict: GraderVerdict) -> Reason:
             return Reason(_short_keeping_tail(one_line(verdict.error)), hint, True)
         return Reason(_short(telling_line(verdict.error or verdict.feedback)) or "no feedback")
     if diagnosis.problem is not None:
-        return _problem_reason(verdict, diagnosis)
+        return _found_from(_problem_reason(verdict, diagnosis), diagnosis)
     line = telling_line(diagnosis.stderr) or telling_line(diagnosis.stdout)
     exit_text = diagnosis.exit_error or "exit status 0"
     if not line:
         return Reason(f"{exit_text}, no output")
-    return _failure_reason(line)
+    return _found_from(_failure_reason(line), diagnosis)
+
+
+def _found_from(reason: Reason, diagnosis: Diagnosis) -> Reason:
+    """A setup failure whose missing files another working directory really has: that is the
+    fix, whatever the words guessed."""
+    if reason.setup and diagnosis.found_from is not None:
+        return Reason(reason.text, hint_set_working_directory(diagnosis.found_from), True)
+    return reason
 
 
 def _problem_reason(verdict: GraderVerdict, diagnosis: Diagnosis) -> Reason:

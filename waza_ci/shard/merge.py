@@ -360,6 +360,7 @@ def _diagnosis(saved: SavedVerdict, extra: VerdictModel | None) -> Diagnosis:
         timeout_s=extra.timeout_s if extra else None,
         timeout_source=extra.timeout_source if extra else "",
         start_problem=extra.start_problem if extra else None,
+        found_from=extra.found_from if extra else None,
     )
 
 

@@ -339,8 +339,9 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
         "program_graders": [grader.name for grader in match.task.program_graders],
         "regraded_graders": [grader.name for grader in regraded_graders(match.task)],
         # What the results file does not hold about a verdict: that it was a grader error
-        # (the error text, its kind, a timeout's limit), the report's notes, and what the
-        # original results file said of it (a verdict that flipped since the run).
+        # (the error text, its kind, a timeout's limit), the report's notes, what the
+        # original results file said of it (a verdict that flipped since the run), and the
+        # folder that has the files it named (the report's working-directory hint).
         "verdicts": [
             {
                 "run": run_index,
@@ -352,7 +353,10 @@ def _task_entry(match: TaskMatch, task: TaskGrade, position: int) -> dict[str, A
             }
             for run_index, run in enumerate(task.runs)
             for verdict in run.verdicts
-            if verdict.error is not None or verdict.notes or verdict.saved_passed is not None
+            if verdict.error is not None
+            or verdict.notes
+            or verdict.saved_passed is not None
+            or (verdict.diagnosis is not None and verdict.diagnosis.found_from is not None)
         ],
         "ungraded": [
             {"run": run_index, "grader": name}
@@ -386,6 +390,7 @@ def _problem(verdict: GraderVerdict) -> dict[str, Any]:
         "timeout_s": diagnosis.timeout_s,
         "timeout_source": diagnosis.timeout_source,
         "start_problem": diagnosis.start_problem,
+        "found_from": diagnosis.found_from,
     }
 
 

@@ -57,6 +57,8 @@ class VerdictModel(SectionModel):
     start_problem: str | None = None
     """What the program's file showed of a failed start (an unknown value gets the generic
     hint)."""
+    found_from: str | None = None
+    """The folder that has the files the grader names but its working directory lacks."""
     saved_passed: bool | None = None
     saved_score: float | None = None
 

@@ -71,6 +71,10 @@ class Diagnosis:
     start_problem: str | None = None
     """Not started, and the program's file shows why: a `StartProblem` value of the sandbox
     (`crlf-line-endings`, `no-interpreter-line`, …) that chooses the report's hint."""
+    found_from: str | None = None
+    """Did not pass, and the files its command and args name that the working directory lacks
+    are in this folder (as `working-directory` would name it): "set working-directory" is then
+    a right hint, and otherwise never given."""
 
 
 @dataclass(slots=True)

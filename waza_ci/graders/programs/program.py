@@ -67,6 +67,13 @@ class ProgramGrader:
             outcome, command=program.command, args=program.args, workspace_dir=setup.workspace_dir
         )
         diagnosis = outcome_diagnosis(outcome, job.timeout_source)
+        if not outcome.passed:
+            # Only a failure asks where its files are: a passing grading never loads this.
+            from waza_ci.graders.programs.elsewhere import folder_that_has  # noqa: PLC0415
+
+            words = (program.command, *(program.args or ()))
+            found_from = folder_that_has(words, setup.working_directory, job.grader.location.file)
+            diagnosis = replace(diagnosis, found_from=found_from)
         notes = outcome_notes(outcome)
         if context_error is not None:
             return _context_failure(
