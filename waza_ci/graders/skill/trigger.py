@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass, field
 
 from waza_ci.errors import InputError
+from waza_ci.golang.filepath import go_clean
 from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.strings import go_lower, go_trim_space
@@ -134,7 +135,7 @@ def _skill(config: TriggerConfig, working_directory: str) -> SkillTriggers:
     # Relative to waza's process directory, cleaned as Go's filepath.Join cleans it.
     path = config.skill_path
     if not os.path.isabs(path):
-        path = os.path.normpath(os.path.join(working_directory, path))
+        path = go_clean(os.path.join(working_directory, path))
     resolved = path
     found = config.skills.get(resolved)
     if found is None:
@@ -173,10 +174,10 @@ def read_prompt_file(task: TaskSpec) -> str:
         problem = "cannot specify both prompt and prompt_file"
     elif os.path.isabs(target):
         problem = f"prompt_file must be a relative path, got {go_quote(target)}"
-    elif ".." in os.path.normpath(target):
+    elif ".." in go_clean(target):
         problem = f"prompt_file must not contain path traversal, got {go_quote(target)}"
     else:
-        resolved = os.path.normpath(os.path.join(os.path.dirname(task.path), target))
+        resolved = go_clean(os.path.join(os.path.dirname(task.path), target))
         try:
             return go_read_file(resolved).decode("utf-8", errors="replace")
         except GoFileError as err:
