@@ -210,7 +210,7 @@ def test_a_wrong_working_directory_is_one_banner_with_the_fix(
     assert summary.startswith("**⚠️ Graders could not run**")
     assert "**⚠️ Every program grader execution (14) failed the same way:**" in summary
     assert "can't open file" in summary
-    assert "**Likely fix:** the grader's paths are resolved from working-directory" in summary
+    assert "**Likely fix:** set working-directory to 'examples/demo'" in summary
     assert "Every program grader execution (14) failed the same way" in result.summary
     assert "every program grader execution (14) failed the same way" in result.stdout
 

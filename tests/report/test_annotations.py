@@ -9,6 +9,7 @@ import pytest
 
 from tests.report import factories
 from waza_ci.errors import Location
+from waza_ci.github.check_limits import fitted
 from waza_ci.report.annotations import Annotation, build_annotations, repo_relative_path
 from waza_ci.report.build import build_report
 from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, ANNOTATION_TITLE_CHARS
@@ -122,7 +123,7 @@ def test_hostile_names_stay_one_line_and_nothing_is_inserted() -> None:
     assert annotations
     for annotation in annotations:
         assert "\n" not in annotation.title and "\r" not in annotation.title
-        assert len(annotation.title) <= ANNOTATION_TITLE_CHARS
+        assert len(fitted(annotation).title) <= ANNOTATION_TITLE_CHARS
         assert "\x00" not in annotation.message
         assert "\u200d" not in annotation.title + annotation.message
     assert "@octocat" in annotations[-1].title  # plain text: shown as written, never rendered
@@ -145,7 +146,11 @@ def test_long_texts_keep_head_and_tail_within_the_limits() -> None:
     long_task = replace(task, key="t" * 400, runs=runs)
     first = _build(replace(summary, tasks=(long_task,)))
     assert first == _build(replace(summary, tasks=(long_task,)))
-    (annotation,) = first
+    (whole,) = first
+    # The report keeps the whole text; GitHub's limits are applied once, where the request
+    # (or the log's workflow command) is built.
+    assert utf8_len(whole.message) > ANNOTATION_MESSAGE_BYTES
+    annotation = fitted(whole)
     assert len(annotation.title) <= ANNOTATION_TITLE_CHARS
     assert annotation.title.startswith("grader-éé")
     assert utf8_len(annotation.message) <= ANNOTATION_MESSAGE_BYTES
@@ -167,7 +172,7 @@ def test_huge_summary_is_deterministic_and_bounded() -> None:
         "tests_pass errors on every task (300)",
         "compiles fails on every task (300)",
     ]
-    assert all(utf8_len(a.message) <= ANNOTATION_MESSAGE_BYTES for a in annotations)
+    assert all(utf8_len(fitted(a).message) <= ANNOTATION_MESSAGE_BYTES for a in annotations)
     assert "- … and 250 more (see the job summary)" in annotations[0].message
 
 

@@ -4,6 +4,7 @@ note. The numbers are report/github_limits.py's, the cuts report/text_safety.py'
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from waza_ci.report.annotations import Annotation
@@ -36,21 +37,28 @@ def _annotation_path(path: str) -> str:
     return cleaned or ".github"
 
 
+def fitted(annotation: Annotation) -> Annotation:
+    """The annotation within GitHub's per-annotation limits, the one place they are applied:
+    its title cut to 255 characters, its message to 64,000 bytes keeping head and tail, 4-byte
+    characters written as U+XXXX. Both the check run's request and the log's `::error`
+    fallback are built from it."""
+    title = shorten(readable_bmp(annotation.title), ANNOTATION_TITLE_CHARS)
+    message = readable_bmp(annotation.message) or title or "(no message)"
+    return replace(annotation, title=title, message=head_tail(message, ANNOTATION_MESSAGE_BYTES))
+
+
 def annotation_body(annotation: Annotation) -> dict[str, Any]:
     """The request-body form of one annotation, with every per-annotation limit applied."""
     # A file outside the repository comes as "" (see repo_relative_path): its line means nothing.
     line = max(1, annotation.line) if annotation.path else 1
-    # The report's annotations already fit (report/annotations.py cuts with the same helpers
-    # and numbers), so for them these are no-ops; they guard any other caller.
-    title = shorten(readable_bmp(annotation.title), ANNOTATION_TITLE_CHARS)
-    message = readable_bmp(annotation.message) or title or "(no message)"
+    annotation = fitted(annotation)
     body: dict[str, Any] = {
         "path": _annotation_path(annotation.path),
         "start_line": line,
         "end_line": line,
         "annotation_level": annotation.level,
-        "message": head_tail(message, ANNOTATION_MESSAGE_BYTES),
+        "message": annotation.message,
     }
-    if title:
-        body["title"] = title
+    if annotation.title:
+        body["title"] = annotation.title
     return body

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 
+from waza_ci.github.check_limits import fitted
 from waza_ci.github.checks import (
     FIX_HINT,
     CheckRunClient,
@@ -112,7 +113,7 @@ def log_annotations(commands: WorkflowCommands, annotations: Sequence[Annotation
         if len(annotations) <= LOG_ERRORS_PER_STEP
         else (annotations[: LOG_ERRORS_PER_STEP - 1])
     )
-    for annotation in shown:
+    for annotation in map(fitted, shown):
         placed = bool(annotation.path)  # "" when the file is outside the repository
         commands.error(
             annotation.message,

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from waza_ci.report.github_limits import ANNOTATION_MESSAGE_BYTES, ANNOTATION_TITLE_CHARS
 from waza_ci.report.model import (
     FeedbackGroup,
     GlobalFailure,
@@ -30,7 +29,6 @@ from waza_ci.report.text_safety import (
     UNNAMED,
     agreed,
     clean,
-    head_tail,
     one_line,
     plural,
     readable_bmp,
@@ -62,11 +60,13 @@ def _name(text: str) -> str:
 
 
 def _title(text: str) -> str:
-    return shorten(text, ANNOTATION_TITLE_CHARS)
+    return text  # GitHub's limit is applied where the request is built (github/check_limits.py)
 
 
 def _message(text: str) -> str:
-    return head_tail(readable_bmp(clean(text)).rstrip(), ANNOTATION_MESSAGE_BYTES)
+    # Clean and readable here; cut to GitHub's limit where the request (or the workflow
+    # command) is built, once: github/check_limits.py.
+    return readable_bmp(clean(text)).rstrip()
 
 
 def _groups(groups: tuple[FeedbackGroup, ...]) -> list[str]:
