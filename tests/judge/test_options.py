@@ -7,12 +7,12 @@ import pytest
 from waza_ci.errors import InputError
 from waza_ci.judge.options import (
     JudgeOptions,
-    Provider,
     credential,
     credential_variables,
     judge_setup,
     send_timeout,
 )
+from waza_ci.judge.providers import Provider
 from waza_ci.sandbox.isolation import grader_environment
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.judge.fake_model import FakeModel
-from waza_ci.judge.options import Credential, JudgeOptions, Provider
+from waza_ci.judge.options import Credential, JudgeOptions
+from waza_ci.judge.providers import Provider
 from waza_ci.judge.runtime import Answer, RuntimeSetup, Send, _cli_env, run_sends
 from waza_ci.judge.tools import GRADE_TOOLS
 

@@ -157,7 +157,8 @@ def _judge_setup(settings: ActionSettings, env: Mapping[str, str]) -> JudgeSetup
     """The judge's setup; for `judge: copilot` the step's `github-token` stands in for a
     GITHUB_TOKEN the step's `env:` does not set (the job's token, under `permissions:
     copilot-requests: write`)."""
-    from waza_ci.judge.options import Provider, judge_setup  # noqa: PLC0415
+    from waza_ci.judge.options import judge_setup  # noqa: PLC0415
+    from waza_ci.judge.providers import Provider  # noqa: PLC0415
 
     options = settings.judge
     if not options.active:

@@ -24,7 +24,8 @@ from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constants only: cheap
 from waza_ci.gate.waza_gate import GateOptions, TaskPolicy
 from waza_ci.github.environment import input_value
-from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider
+from waza_ci.judge.options import JudgeOptions
+from waza_ci.judge.providers import DEFAULT_JOBS, Provider
 from waza_ci.policy import FailOn, GatePolicy, ListMode
 from waza_ci.publish.options import CommentMode
 

@@ -15,12 +15,13 @@ from waza_ci import __version__
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
 from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constants only: cheap
-from waza_ci.judge.options import DEFAULT_JOBS, JudgeOptions, Provider  # dataclasses: cheap
+from waza_ci.judge.providers import DEFAULT_JOBS, Provider  # an enum and a number: cheap
 from waza_ci.policy import FailOn
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB  # a constant, nothing imported
 from waza_ci.report.text_safety import for_log  # re only: cheap
 
 if TYPE_CHECKING:
+    from waza_ci.judge.options import JudgeOptions
     from waza_ci.shard.plan import Shard
 
 
@@ -330,6 +331,8 @@ def _add_judge_arguments(grade_cmd: argparse.ArgumentParser) -> None:
 
 
 def judge_options(args: argparse.Namespace) -> JudgeOptions:
+    from waza_ci.judge.options import JudgeOptions  # noqa: PLC0415 - only once parsed
+
     options = JudgeOptions(
         provider=Provider(args.judge),
         url=args.judge_url,

@@ -29,7 +29,8 @@ from waza_ci.judge.message import (
     pairwise_message,
     transcript_message,
 )
-from waza_ci.judge.options import COPILOT_PERMISSION_FIX, JudgeSetup, Provider
+from waza_ci.judge.options import COPILOT_PERMISSION_FIX, JudgeSetup
+from waza_ci.judge.providers import Provider
 from waza_ci.judge.spend import JudgeReport, Usage, by_model
 from waza_ci.judge.tools import GRADE_TOOLS, Calls, ToolSpec, pairwise_tool
 from waza_ci.judge.verdict import Judged, independent, kept_notes, pairwise

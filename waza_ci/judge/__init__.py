@@ -2,6 +2,7 @@
 `--judge`). Everything here but runtime.py is pure and cheap to import; runtime.py alone
 imports the Copilot SDK (a dependency), and only when a judgement must be asked for.
 
+providers.py  the providers and the default concurrency: all the parsers need, cheap to import
 options.py    what the user asked for (`--judge …`) and where the judge's credential goes
 config.py     a `prompt` grader's config, and its rubric file, read as waza reads them
 message.py    the message(s) waza sends the judge: exact mode, pairwise, from a transcript

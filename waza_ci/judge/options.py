@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 
 from waza_ci.errors import InputError
-
-DEFAULT_JOBS = 4
-"""Judge sessions at once: each is one model call or two, waiting on the network."""
+from waza_ci.judge.providers import DEFAULT_JOBS, Provider
 
 COPILOT_TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
 """Where the Copilot runtime looks for its token, in its order (a GitHub App's token must be in
@@ -22,20 +19,6 @@ COPILOT_PERMISSION_FIX = (
     "give the job `permissions: copilot-requests: write` and `GITHUB_TOKEN` (a GitHub App's "
     "token in `COPILOT_GITHUB_TOKEN`); fork pull requests get no such token"
 )
-
-
-class Provider(StrEnum):
-    KEEP = "keep"
-    """Today's behaviour: the saved verdicts are kept, no judge runs."""
-    COPILOT = "copilot"
-    OPENAI = "openai"
-    AZURE = "azure"
-    ANTHROPIC = "anthropic"
-
-    @property
-    def byok(self) -> bool:
-        """Your own endpoint and key, through the same runtime (the SDK's `provider`)."""
-        return self not in (Provider.KEEP, Provider.COPILOT)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from waza_ci.judge.options import Credential, JudgeOptions, Provider
+from waza_ci.judge.options import Credential, JudgeOptions
+from waza_ci.judge.providers import Provider
 from waza_ci.judge.spend import Usage
 from waza_ci.judge.tools import Calls, ToolSpec
 
