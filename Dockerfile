@@ -38,7 +38,7 @@ FROM ${BASE_IMAGE} AS copilot-cli
 RUN apt-get update -qq \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null \
     && rm -rf /var/lib/apt/lists/*
-COPY .ci/copilot-cli.sh /build/.ci/copilot-cli.sh
+COPY .ci/copilot-cli.sh .ci/npm-file.sh /build/.ci/
 COPY waza_ci/judge/copilot-cli.env /build/waza_ci/judge/copilot-cli.env
 # A build behind a TLS-inspecting proxy (this project's own machines) hands its extra CA
 # certificates in here, for npm alone; they never reach the image, and the pinned sha512, not

@@ -37,17 +37,9 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# `npm pack` downloads the published tarball through npm's client and cache, without installing.
-npm pack --silent --pack-destination "$work" "$package@$version" >/dev/null
-tarball=$(find "$work" -maxdepth 1 -name '*.tgz' -print -quit)
-actual=$(node -e '
-  const data = require("fs").readFileSync(process.argv[1]);
-  process.stdout.write("sha512-" + require("crypto").createHash("sha512").update(data).digest("base64"));
-' "$tarball")
-if [ "$actual" != "$integrity" ]; then
-  echo "$package@$version: the tarball's $actual is not the pinned $integrity" >&2
-  exit 1
-fi
+# shellcheck source=.ci/npm-file.sh
+source .ci/npm-file.sh
+tarball=$(npm_tarball "$package" "$version" "$integrity" "$work")
 tar -xzf "$tarball" -C "$work" package/copilot package/LICENSE.md
 rm -rf "$dest"
 mkdir -p "$dest"
