@@ -179,7 +179,13 @@ def measure(sessions: int, delay_s: float, jobs: int, repeats: int) -> tuple[flo
     return graded.seconds, startup.seconds
 
 
-def rows(repeats: int, sessions: int = 200, delay_s: float = 0.5, jobs: int = 8) -> list[Row]:
+def rows(
+    repeats: int, sessions: int = 200, delays: tuple[float, ...] = (0.5,), jobs: int = 8
+) -> list[Row]:
+    return [row for delay_s in delays for row in _row(repeats, sessions, delay_s, jobs)]
+
+
+def _row(repeats: int, sessions: int, delay_s: float, jobs: int) -> list[Row]:
     figure = f"judge: {sessions} prompt graders, --judge-jobs {jobs}, model delay {delay_s:g} s"
     problem = cli_problem()
     if problem:
@@ -205,7 +211,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=2)
     options = parser.parse_args()
-    for row in rows(options.repeats, options.sessions, options.delay, options.jobs):
+    for row in rows(options.repeats, options.sessions, (options.delay,), options.jobs):
         print(f"{row.figure}: {row.value}; {row.baseline}; {row.ratio:.2f}x (goal {row.goal})")
 
 

@@ -4,16 +4,27 @@ on loopback (BYOK): what the CLI sends, what each answer records, what is refuse
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.judge.fake_model import FakeModel
 from waza_ci.judge.options import Credential, JudgeOptions
 from waza_ci.judge.providers import Provider
-from waza_ci.judge.runtime import Answer, RuntimeSetup, Send, _cli_env, run_sends
+from waza_ci.judge.runtime import (
+    SESSION_LOCKDOWN,
+    SESSIONS_PER_JOB,
+    Answer,
+    RuntimeSetup,
+    Send,
+    _cli_env,
+    run_sends,
+)
 from waza_ci.judge.tools import GRADE_TOOLS
 
 pytestmark = pytest.mark.slow
@@ -135,3 +146,46 @@ def test_the_cli_gets_a_copilot_token_in_one_variable_and_nothing_else(tmp_path:
     )
     assert "sk-1" not in _cli_env(byok, str(tmp_path)).values()
     assert "COPILOT_GITHUB_TOKEN" not in _cli_env(byok, str(tmp_path))
+
+
+def _rpc_requests(log: Path) -> list[dict[str, Any]]:
+    """The JSON-RPC messages the SDK wrote to the CLI, in order (Content-Length framed)."""
+    data, messages = log.read_bytes(), []
+    while data:
+        header, _, data = data.partition(b"\r\n\r\n")
+        length = int(header.split(b":", 1)[1])
+        messages.append(json.loads(data[:length]))
+        data = data[length:]
+    return messages
+
+
+def test_sessions_open_ahead_of_the_model_bound_locked_down(
+    copilot_cli: str, tmp_path: Path
+) -> None:
+    # The real CLI behind a tee of what the SDK writes to it: the session requests themselves.
+    log, tee = tmp_path / "rpc.log", tmp_path / "copilot-tee"
+    tee.write_text(f'#!/bin/sh\ntee "{log}" | "{copilot_cli}" "$@"\n')
+    tee.chmod(0o755)
+    slow = FakeModel(delay_s=0.4)
+    try:
+        answers = ask(setup_for(slow, str(tee), tmp_path, jobs=2), *(["rate this"] * 10))
+    finally:
+        slow.close()
+    assert all(a.calls.passes and not a.error for a in answers)
+    assert slow.max_in_flight <= 2
+    requests = _rpc_requests(log)
+    # What each session was given, at creation or (some options) in an update right after.
+    options: dict[str, dict[str, Any]] = {}
+    for request in requests:
+        if request.get("method") in ("session.create", "session.options.update"):
+            options.setdefault(request["params"]["sessionId"], {}).update(request["params"])
+    assert len(options) == 10
+    for name, value in SESSION_LOCKDOWN.items():
+        wire = re.sub(r"_(\w)", lambda m: m.group(1).upper(), name)
+        assert all(given.get(wire) is value for given in options.values()), wire
+    # Sessions are opened (and deleted) while the slots talk to the model, within the bound.
+    open_now = most_open = 0
+    for request in requests:
+        open_now += {"session.create": 1, "session.delete": -1}.get(str(request.get("method")), 0)
+        most_open = max(most_open, open_now)
+    assert 2 < most_open <= 2 * SESSIONS_PER_JOB

@@ -309,7 +309,7 @@ def _add_judge_arguments(grade_cmd: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=DEFAULT_JOBS,
         metavar="N",
-        help="judge sessions at once (default: %(default)s)",
+        help="judgements asking the model at once (default: %(default)s)",
     )
     grade_cmd.add_argument(
         "--judge-cache",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 DEFAULT_JOBS = 4
-"""Judge sessions at once: each is one model call or two, waiting on the network."""
+"""Judgements asking the model at once: each is one model call or two, waiting on the network."""
 
 
 class Provider(StrEnum):

@@ -1,12 +1,14 @@
 """The GitHub Copilot runtime, driven through its Python SDK (a dependency): one Copilot
-CLI process for a whole grading, one ephemeral session per judgement, at most `jobs` at once.
+CLI process for a whole grading, one ephemeral session per judgement, at most `jobs` of them
+talking to the model at once.
 
 The only module that imports the SDK. Each session is locked down as waza's exact mode locks
 it: only the tools offered are available (the SDK's allow-list), the permission handler and a
-pre-tool hook refuse everything else (each refusal recorded), skills are off, no custom
-instructions are read, the CLI runs in an empty folder with a private home, and the session is
-deleted afterwards. The credential reaches only the CLI: a BYOK key through the session's
-`provider`, a Copilot token through the one variable the CLI reads."""
+pre-tool hook refuse everything else (each refusal recorded), skills, instructions, file hooks,
+git, the session store and telemetry are off (`SESSION_LOCKDOWN`), the CLI runs in an empty
+folder with a private home, and the session is deleted afterwards. The credential reaches only
+the CLI: a BYOK key through the session's `provider`, a Copilot token through the one variable
+the CLI reads."""
 
 from __future__ import annotations
 
@@ -24,6 +26,27 @@ from waza_ci.judge.options import Credential, JudgeOptions
 from waza_ci.judge.providers import Provider
 from waza_ci.judge.spend import Usage
 from waza_ci.judge.tools import Calls, ToolSpec
+
+SESSIONS_PER_JOB = 2
+"""How many sessions may be open per `--judge-jobs` slot. Only the send holds a slot: the
+CLI opens the next sessions and deletes finished ones meanwhile, work of the CLI's alone
+(about a tenth of a CPU second each) that would otherwise keep a slot idle while the model
+could be answering."""
+
+SESSION_LOCKDOWN: dict[str, bool] = {
+    "enable_skills": False,
+    "skip_custom_instructions": True,
+    "enable_config_discovery": False,
+    "enable_on_demand_instruction_discovery": False,
+    "enable_file_hooks": False,
+    "enable_host_git_operations": False,
+    "enable_session_store": False,
+    "enable_session_telemetry": False,
+    "skip_embedding_retrieval": True,
+}
+"""Every source of instructions, hooks and state the runtime could read besides our message
+(a transcript judge's session is rooted in the user's workspace, whose `.github/hooks/` or
+instruction files must not reach it), and what it would send or keep beyond the judgement."""
 
 READ_ONLY_TOOLS = ("view", "grep", "glob")
 """The runtime's built-ins a transcript judge may use in the workspace: nothing that writes
@@ -125,13 +148,14 @@ async def _run_all(setup: RuntimeSetup, sends: Sequence[Send]) -> list[Answer]:
         use_logged_in_user=False,
         log_level="error",
     )
-    limit = asyncio.Semaphore(max(1, setup.options.jobs))
+    jobs = max(1, setup.options.jobs)
+    talking, open_sessions = asyncio.Semaphore(jobs), asyncio.Semaphore(jobs * SESSIONS_PER_JOB)
     try:
         await client.start()
 
         async def one(send: Send) -> Answer:
-            async with limit:
-                return await _judge(client, setup, send, empty)
+            async with open_sessions:
+                return await _judge(client, setup, send, empty, talking)
 
         return list(await asyncio.gather(*(one(s) for s in sends)))
     finally:
@@ -209,7 +233,9 @@ class _Guard:
             answer.error, answer.error_kind = data.message, _error_kind(data)
 
 
-async def _judge(client: Any, setup: RuntimeSetup, send: Send, empty: str) -> Answer:
+async def _judge(
+    client: Any, setup: RuntimeSetup, send: Send, empty: str, talking: asyncio.Semaphore
+) -> Answer:
     from copilot.tools import Tool  # noqa: PLC0415 - the extra
 
     guard = _Guard(send)
@@ -232,16 +258,15 @@ async def _judge(client: Any, setup: RuntimeSetup, send: Send, empty: str) -> An
         available_tools=available,
         hooks={"on_pre_tool_use": guard.pre_tool},
         working_directory=send.workspace or empty,
-        enable_skills=False,
-        skip_custom_instructions=True,
-        enable_config_discovery=False,
         streaming=True,
         on_event=guard.on_event,
+        **SESSION_LOCKDOWN,
         **kwargs,
     )
     answer = guard.answer
     try:
-        await session.send_and_wait(send.message, mode="enqueue", timeout=setup.timeout_s)
+        async with talking:
+            await session.send_and_wait(send.message, mode="enqueue", timeout=setup.timeout_s)
     except TimeoutError:
         answer.error = f"the judge did not answer within {setup.timeout_s:g} s"
         answer.error_kind = "timeout"
