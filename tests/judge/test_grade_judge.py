@@ -14,6 +14,8 @@ import pytest
 
 from tests.conftest import DEMO, CliResult, run_cli_process
 from tests.judge.fake_model import FakeModel
+from tests.judge.test_builtin_rubrics import BODY, RUBRIC
+from waza_ci.judge.builtin_rubrics import WAZA_COMMIT, rubric_path
 
 pytestmark = pytest.mark.slow
 KEY = "sk-grade-test-abcdef0123456789"
@@ -21,7 +23,7 @@ KEY = "sk-grade-test-abcdef0123456789"
 
 def demo(tmp_path: Path) -> Path:
     """The demo, its `tone` judge given its one-line rubric as an inline `prompt` (waza reads a
-    `rubric:` without a path as the name of a built-in rubric, which waza-ci does not ship)."""
+    `rubric:` without a path as the name of a built-in rubric, and there is none by that name)."""
     folder = tmp_path / "demo"
     shutil.copytree(DEMO, folder)
     tasks = folder / "tasks" / "changelog.yaml"
@@ -163,6 +165,28 @@ def test_the_demos_own_rubric_is_a_builtin_name_so_its_verdicts_are_kept_saying_
     assert "waza refuses it too" in done.stderr and "give it as `prompt:`" in done.stderr
     assert tone(folder)[0]["feedback"] == "Concise and user-facing."
     assert not model.requests
+
+
+def test_a_built_in_rubric_is_read_from_waza_s_module_cache_and_judged(
+    tmp_path: Path, copilot_cli: str, model: FakeModel
+) -> None:
+    folder = demo(tmp_path)
+    tasks = folder / "tasks" / "changelog.yaml"
+    text = tasks.read_text()
+    inline = "      prompt: The entry is concise and written for users."
+    tasks.write_text(text.replace(inline, "      rubric: helpfulness"))
+    cache = tmp_path / "module-cache"
+    cached = cache / "github.com" / "microsoft" / "waza" / WAZA_COMMIT / rubric_path("helpfulness")
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(RUBRIC)
+    done = grade(folder, copilot_cli, model, "--module-cache", str(cache))
+    assert done.code == 1, done.stderr
+    assert len(model.openings()) == 2
+    for request in model.openings():
+        assert BODY + "\n\n---\n\n## Task input\n" in FakeModel.user_text(request)
+    first, _ = tone(folder)
+    assert first["details"]["rubric"]["source"] == "builtin:helpfulness"
+    assert first["details"]["prompt"].startswith(BODY)
 
 
 def test_a_refused_key_is_a_setup_error_naming_the_fix(tmp_path: Path, copilot_cli: str) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
 from waza_ci.collector import paused as collector_paused
-from waza_ci.engine.modules import ModuleSettings, load_spec
+from waza_ci.engine.modules import ModuleSettings, builtin_rubrics, load_spec
 from waza_ci.engine.written import record_text, write_files
 from waza_ci.errors import WINDOWS_PATH_HINT, InputError, few, windows_path
 from waza_ci.files import MAX_RESULTS_BYTES
@@ -120,6 +120,9 @@ class PreparedGrading:
     setup: GradingSetup
     shard: ShardSelection | None = None
     judge: JudgeSetup | None = None
+    modules: ModuleSettings | None = None
+    """Where waza's module cache is and how GitHub is reached: `ref:` graders were read from
+    there, and a built-in rubric of the judge is."""
 
 
 def prepare_grading(
@@ -147,7 +150,7 @@ def prepare_grading(
         jobs=request.jobs or os.cpu_count() or 1,
         progress=request.progress,
     )
-    return PreparedGrading(spec, results_files, plan, setup, shard, request.judge)
+    return PreparedGrading(spec, results_files, plan, setup, shard, request.judge, request.modules)
 
 
 def _default_workspace(plan: GradingPlan) -> str:
@@ -194,14 +197,18 @@ def run_grading(prepared: PreparedGrading, *, min_task_pass_rate: float = 1.0) -
     started = time.monotonic()
     with collector_paused():  # already, under evaluate; not for a library caller
         results = run_plan(plan, prepared.setup)
-        judging = judge_prompts(
-            spec,
-            plan,
-            prepared.judge,
-            working_directory=Path(prepared.setup.working_directory),
-            workspace=prepared.setup.workspace_dir,
-            temp_dir=prepared.setup.temp_dir,
-        )
+        judge = prepared.judge
+        rejudging = judge is not None and judge.options.active
+        with builtin_rubrics(prepared.modules, fetch=rejudging) as rubrics:
+            judging = judge_prompts(
+                spec,
+                plan,
+                judge,
+                working_directory=Path(prepared.setup.working_directory),
+                workspace=prepared.setup.workspace_dir,
+                temp_dir=prepared.setup.temp_dir,
+                rubrics=rubrics,
+            )
         stop_if_cancelled()
         elapsed_ms = round((time.monotonic() - started) * 1000)
         tasks, regraded = assemble(

@@ -1,14 +1,18 @@
-"""`ref:` graders for the engine: where waza's module cache is, and the spec loaded with its
-refs resolved through waza.lock (GitHub's contents API asked only for what the cache lacks)."""
+"""`ref:` graders and the judge's built-in rubrics for the engine: where waza's module cache
+is, the spec loaded with its refs resolved through waza.lock, and waza's rubrics read at their
+pinned commit (GitHub's contents API asked only for what the cache lacks)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from waza_ci.judge.builtin_rubrics import BuiltinRubrics
+from waza_ci.judge.config import BuiltinRubric
 from waza_ci.waza.modules.ref import ModuleRef
 from waza_ci.waza.modules.resolve import FetchError, ModuleResolver
 from waza_ci.waza.spec import EvalSpec, LoadWarning, load_eval
@@ -53,6 +57,21 @@ def load_spec(
         fetcher.close()
     notes = tuple(LoadWarning(note, None) for note in modules.notes)
     return replace(spec, warnings=(*spec.warnings, *notes)) if notes else spec
+
+
+@contextmanager
+def builtin_rubrics(settings: ModuleSettings | None, *, fetch: bool) -> Iterator[BuiltinRubric]:
+    """Where the judge reads waza's built-in rubrics: the module cache, and GitHub when `fetch`
+    (a grading that re-judges); the GitHub session, if one was opened, is closed on exit."""
+    if settings is None:
+        yield BuiltinRubrics(None).load
+        return
+    fetcher = _ModuleFetcher(settings) if fetch else None
+    try:
+        yield BuiltinRubrics(settings.cache_root, fetcher).load
+    finally:
+        if fetcher is not None:
+            fetcher.close()
 
 
 class _ModuleFetcher:

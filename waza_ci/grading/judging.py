@@ -21,7 +21,7 @@ from waza_ci.graders.skill.trigger import TaskLoadError, read_prompt_file
 from waza_ci.grading.plan import Execution, GradingPlan, TaskMatch
 from waza_ci.grading.run import ExecutionResult
 from waza_ci.judge.cache import JudgeCache, cache_key, load_cache
-from waza_ci.judge.config import JudgeConfig, read_config
+from waza_ci.judge.config import BuiltinRubric, JudgeConfig, read_config
 from waza_ci.judge.message import (
     conversation,
     exact_message,
@@ -81,8 +81,11 @@ def judge_prompts(
     working_directory: Path,
     workspace: str,
     temp_dir: str,
+    rubrics: BuiltinRubric | None = None,
 ) -> Judging:
-    items = list(_items(spec, plan, working_directory, workspace, setup))
+    """Every `prompt` verdict of the plan: re-judged (`setup` active) or kept with its notes;
+    `rubrics` reads a built-in rubric by name (None: such a verdict is kept, saying why)."""
+    items = list(_items(spec, plan, working_directory, workspace, setup, rubrics=rubrics))
     notes: KeptNotes = {}
     if setup is None or not setup.options.active:
         for item in items:
@@ -173,6 +176,8 @@ def _items(
     working_directory: Path,
     workspace: str,
     setup: JudgeSetup | None,
+    *,
+    rubrics: BuiltinRubric | None,
 ) -> list[_Item]:
     configs: dict[int, JudgeConfig] = {}
     items: list[_Item] = []
@@ -188,7 +193,7 @@ def _items(
                     continue
                 config = configs.get(id(grader))
                 if config is None:
-                    config = configs[id(grader)] = read_config(grader, working_directory)
+                    config = configs[id(grader)] = read_config(grader, working_directory, rubrics)
                 item = _Item(match, run_index, grader, config)
                 item.model = config.model or spec.judge_model or fallback
                 _build(item, raw_task, workspace)

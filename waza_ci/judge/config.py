@@ -8,6 +8,7 @@ says why, rather than failing a grading that keeps it anyway."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,9 @@ BUILTIN_RUBRICS = (
     "tool-use-appropriateness",
 )
 """The rubrics waza builds in (`internal/graders/data/rubrics/*.md`)."""
+
+BuiltinRubric = Callable[[str], "Rubric"]
+"""A built-in rubric's name -> the rubric (RubricError when it cannot be had)."""
 
 _SEMVER = re.compile(r"^v?\d+(\.\d+){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
@@ -55,9 +59,11 @@ class JudgeConfig:
     """Why this grader cannot be judged again here ("" when it can): its verdict is kept."""
 
 
-def read_config(grader: GraderSpec, working_directory: Path) -> JudgeConfig:
+def read_config(
+    grader: GraderSpec, working_directory: Path, builtin: BuiltinRubric | None = None
+) -> JudgeConfig:
     """The grader's config; a relative rubric path starts at the working directory (waza reads
-    it from its own current directory)."""
+    it from its own current directory), a built-in rubric's name is read through `builtin`."""
     raw = node_value(grader.config) if grader.config is not None else None
     values: dict[str, Any] = raw if isinstance(raw, dict) else {}
     text = {
@@ -78,22 +84,21 @@ def read_config(grader: GraderSpec, working_directory: Path) -> JudgeConfig:
         if not prompt:
             return _unavailable(base, "its config has neither `prompt` nor `rubric`")
         return base
-    if not _is_path(reference):
-        if reference not in BUILTIN_RUBRICS:
-            # waza's ResolveRubric takes it for a built-in name and NewPromptGrader refuses it.
-            return _unavailable(
-                base,
-                f"rubric {reference!r} names a rubric built into waza, and none is known by "
-                "that name (waza refuses it too: `rubric:` is a file path or a built-in "
-                "rubric's name); to judge this text, give it as `prompt:`",
-            )
+    if not _is_path(reference) and reference not in BUILTIN_RUBRICS:
+        # waza's ResolveRubric takes it for a built-in name and NewPromptGrader refuses it.
         return _unavailable(
             base,
-            f"rubric {reference!r} names a rubric built into waza, whose text waza-ci does not "
-            "ship (no published package carries it): save it as a rubric file and name its path",
+            f"rubric {reference!r} names a rubric built into waza, and none is known by "
+            "that name (waza refuses it too: `rubric:` is a file path or a built-in "
+            "rubric's name); to judge this text, give it as `prompt:`",
         )
     try:
-        rubric = load_rubric_file(reference, working_directory)
+        if not _is_path(reference):
+            if builtin is None:
+                raise RubricError(f"built-in rubric {reference!r}: no source for waza's rubrics")
+            rubric = builtin(reference)
+        else:
+            rubric = load_rubric_file(reference, working_directory)
     except RubricError as err:
         return _unavailable(base, str(err))
     return JudgeConfig(
