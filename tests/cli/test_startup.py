@@ -52,7 +52,5 @@ def test_the_help_loads_the_parser(help_modules: set[str]) -> None:
 
 
 @pytest.mark.parametrize("module", NOT_AT_START)
-def test_the_help_loads_nothing_a_parsed_command_needs(
-    help_modules: set[str], module: str
-) -> None:
+def test_the_help_loads_nothing_a_parsed_command_needs(help_modules: set[str], module: str) -> None:
     assert module not in help_modules

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from waza_ci.english import agreed, plural
 from waza_ci.report.gfm import Medium, code, fence_overhead, fenced, html_code, link
 from waza_ci.report.model import FeedbackGroup, GraderRow, Report, TaskResult
 from waza_ci.report.reasons import format_duration
-from waza_ci.report.text_safety import agreed, head_tail, plural, utf8_len
+from waza_ci.report.text_safety import head_tail, utf8_len
 from waza_ci.report.words import ICON_ERROR, ICON_FAILED
 from waza_ci.waza.scoring import Status
 

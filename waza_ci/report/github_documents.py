@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from waza_ci.english import plural
 from waza_ci.policy import ListMode
 from waza_ci.report.details import DetailSection, most_trimmed, render_details, sections_of
 from waza_ci.report.evaluation import Evaluation
@@ -20,7 +21,7 @@ from waza_ci.report.gfm import CHECK_RUN, JOB_SUMMARY, Medium, code
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, CHECK_TITLE_CHARS, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown_screen import first_screen
 from waza_ci.report.model import Report
-from waza_ci.report.text_safety import format_bytes, lines_that_fit, one_line, plural, utf8_len
+from waza_ci.report.text_safety import format_bytes, lines_that_fit, one_line, utf8_len
 from waza_ci.report.words import ICON_ERROR, verdict_label, verdict_parts
 
 MIN_LIMIT = 4_096
