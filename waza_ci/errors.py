@@ -6,9 +6,7 @@ their `exit_code`. Anything else escaping is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import difflib
 import re
-import signal
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -34,6 +32,9 @@ def few(names: Iterable[str], *, limit: int = SHOWN_NAMES) -> str:
 
 def closest_first(word: str, names: Iterable[str]) -> list[str]:
     """`names` with the ones most like `word` first (a typo's likely meaning leads)."""
+    # Imported for a name not found only: every command imports this module at start-up.
+    import difflib  # noqa: PLC0415
+
     unique = list(dict.fromkeys(names))
     close = difflib.get_close_matches(word, unique, n=len(unique), cutoff=0.6)
     return close + [name for name in unique if name not in close]
@@ -41,6 +42,8 @@ def closest_first(word: str, names: Iterable[str]) -> list[str]:
 
 def did_you_mean(word: str, names: Iterable[str]) -> str:
     """` (did you mean 'program'?)` when one name is close to `word`, else ""."""
+    import difflib  # noqa: PLC0415 - see closest_first
+
     close = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -128,6 +131,8 @@ class Interrupted(WazaCiError):
     written. The exit code is the shell convention, 128 + the signal number."""
 
     def __init__(self, signum: int | None) -> None:
+        import signal  # noqa: PLC0415 - on a signal only, as difflib in closest_first
+
         name = signal.Signals(signum).name if signum else "a cancellation"
         super().__init__(
             f"interrupted by {name}: running graders were killed and their context "

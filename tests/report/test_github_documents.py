@@ -22,9 +22,13 @@ from cmarkgfm.cmark import Options
 
 from tests.report import factories
 from waza_ci.policy import ListMode
+from waza_ci.report.details import most_trimmed, sections_of
 from waza_ci.report.evaluation import Evaluation
+from waza_ci.report.gfm import CHECK_RUN
 from waza_ci.report.github_documents import (
     MIN_LIMIT,
+    _note_for,
+    _widest_note,
     check_title,
     render_check_summary,
     render_check_text,
@@ -354,6 +358,32 @@ def test_any_limit_is_respected(limit: int) -> None:
     assert utf8_len(render_markdown(report, limit_bytes=limit)) <= limit
     assert utf8_len(render_check_text(report, limit_bytes=limit)) <= limit
     assert utf8_len(render_check_summary(report, limit_bytes=limit)) <= limit
+
+
+def test_the_trim_note_fits_the_room_kept_for_it_at_every_limit() -> None:
+    # 24 failing graders, 36 texts: at these limits texts are cut and sections dropped, both
+    # counted in the note, which is written after the details were fitted to what was left.
+    report = report_of(factories.huge_summary(tasks=12))
+    notes = 0
+    for limit in range(MIN_LIMIT, 40_000, 1_999):
+        for render in (render_markdown, render_check_text):
+            markdown = render(report, limit_bytes=limit)
+            assert utf8_len(markdown) <= limit, (render.__name__, limit)
+            notes += "detail sections left out" in markdown and "shown as head and tail" in markdown
+    assert notes  # the widest notes were written
+
+
+def test_the_room_kept_for_the_trim_note_holds_every_note_the_details_can_need() -> None:
+    # The room is the note for every text cut and every section dropped: it holds only if a
+    # note never grows when a count falls (`most_trimmed` bounds each count, not their sum).
+    sections = sections_of(report_of(factories.huge_summary(tasks=12)).model, CHECK_RUN)
+    (widest,) = _widest_note(CHECK_OUTPUT_BYTES, "check-run text", sections)
+    texts, count = most_trimmed(sections)
+    assert (texts, count) == (36, 24)  # two failing graders a task, three texts between them
+    for cut in range(texts + 1):
+        for dropped in range(count + 1):
+            for note in _note_for(CHECK_OUTPUT_BYTES, "check-run text", cut, dropped):
+                assert utf8_len(note) <= utf8_len(widest), (cut, dropped)
 
 
 def test_limit_below_minimum_is_refused() -> None:

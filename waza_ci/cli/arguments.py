@@ -7,10 +7,10 @@ load the engine.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import waza_ci.cli.gate as gate_cli
 from waza_ci import __version__
 from waza_ci.errors import EXIT_INPUT_ERROR, InputError
 from waza_ci.files import MAX_RESULTS_BYTES, MIB  # constants only: cheap
@@ -18,7 +18,6 @@ from waza_ci.gate.history_limits import DEFAULT_KEEP, DEFAULT_WINDOW  # constant
 from waza_ci.judge.providers import DEFAULT_JOBS, Provider  # an enum and a number: cheap
 from waza_ci.policy import FailOn
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB  # a constant, nothing imported
-from waza_ci.report.text_safety import for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from waza_ci.judge.options import JudgeOptions
@@ -29,6 +28,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with usage errors as one line (exit 2) like every other input error."""
 
     def error(self, message: str) -> NoReturn:
+        # Only on a usage error: its patterns take a few milliseconds to compile.
+        from waza_ci.report.text_safety import for_log  # noqa: PLC0415
+
         line = (
             f"{self.prog}: error: {for_log(message)}{_hint(message)} (see `{self.prog} --help`)\n"
         )
@@ -123,9 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     gate_cmd = commands.add_parser(
         "gate",
         help="waza's regression gate: compare a results file with a baseline",
-        description=gate_cli.build_gate_parser().description,
+        description=build_gate_parser().description,
     )
-    gate_cli.add_gate_arguments(gate_cmd)
+    _add_gate_arguments(gate_cmd)
     return parser
 
 
@@ -228,7 +230,7 @@ def _add_baseline_arguments(command: argparse.ArgumentParser) -> None:
         metavar="R",
         help="a task passes when at least this share of its runs pass (default 1.0)",
     )
-    gate_cli.add_gate_policy_arguments(command)
+    _add_gate_policy_arguments(command)
     _add_history_arguments(command)
 
 
@@ -400,3 +402,81 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+# `waza-ci gate`: waza gate's flags; `grade` and `merge` share its thresholds and policies.
+
+
+class _GateParser(argparse.ArgumentParser):
+    """Usage errors are configuration errors: one line, exit 3 (waza gate's code)."""
+
+    def error(self, message: str) -> NoReturn:
+        # The gate's maths hold the code; they load only when they are needed.
+        from waza_ci.gate.waza_gate import GATE_EXIT_CONFIG_ERROR  # noqa: PLC0415
+
+        self.exit(GATE_EXIT_CONFIG_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _add_gate_arguments(parser: argparse.ArgumentParser) -> None:
+    """waza gate's flags, with its defaults; validated after parsing, as waza does."""
+    parser.add_argument("--baseline", default="", metavar="FILE", help="the baseline results file")
+    parser.add_argument("--current", default="", metavar="FILE", help="the candidate results file")
+    _add_gate_policy_arguments(parser)
+    parser.add_argument(
+        "-f", "--format", default="human", help="human|json|markdown|github-actions"
+    )
+
+
+def _add_gate_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    """The thresholds and policies `waza-ci grade --baseline` shares with the gate."""
+    parser.add_argument(
+        "--max-regression-pct",
+        type=_go_float,
+        default=0.0,
+        metavar="P",
+        help="largest tolerated drop of the pass rate, in percentage points (default 0)",
+    )
+    parser.add_argument(
+        "--golden-must-pass",
+        type=_go_bool,
+        nargs="?",
+        const=True,
+        default=True,
+        metavar="BOOL",
+        help="a task marked golden that did not pass fails the gate (default true; "
+        "--golden-must-pass=false turns it off)",
+    )
+    parser.add_argument("--on-new-tasks", default="allow", help="allow|warn|fail (default allow)")
+    parser.add_argument("--on-removed-tasks", default="warn", help="allow|warn|fail (default warn)")
+
+
+def build_gate_parser() -> argparse.ArgumentParser:
+    """`waza-ci gate`'s own parser: its usage errors exit 3, as waza gate's do."""
+    parser = _GateParser(
+        prog="waza-ci gate",
+        description="Compare a candidate results file with a baseline and fail on regressions, "
+        "as `waza gate` does. Exit 0 pass, 1 regression or task-set policy, 2 golden failure, "
+        "3 configuration error.",
+    )
+    _add_gate_arguments(parser)
+    return parser
+
+
+def _go_float(text: str) -> float:
+    # Go's ParseFloat; NaN is refused later with the threshold check.
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError("must be a number, not NaN")
+    return value
+
+
+def _go_bool(text: str) -> bool:
+    from waza_ci.golang.strconv import go_parse_bool  # noqa: PLC0415 - only when given a value
+
+    try:
+        return go_parse_bool(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid boolean {text!r}") from None

@@ -8,12 +8,12 @@ Unlike `waza-ci grade` (exit 2 for bad input), every usage or input error here e
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TextIO
 
+from waza_ci.cli.arguments import build_gate_parser
 from waza_ci.errors import InputError, WazaCiError
 from waza_ci.gate.waza_gate import (
     GATE_EXIT_CONFIG_ERROR,
@@ -24,65 +24,13 @@ from waza_ci.gate.waza_gate import (
     evaluate_gate,
     load_gate_outcome,
 )
-from waza_ci.golang.strconv import go_parse_bool
-
-
-class _GateParser(argparse.ArgumentParser):
-    """Usage errors are configuration errors: one line, exit 3 (waza gate's code)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(GATE_EXIT_CONFIG_ERROR, f"{self.prog}: error: {message}\n")
-
-
-def add_gate_arguments(parser: argparse.ArgumentParser) -> None:
-    """waza gate's flags, with its defaults; validated after parsing, as waza does."""
-    parser.add_argument("--baseline", default="", metavar="FILE", help="the baseline results file")
-    parser.add_argument("--current", default="", metavar="FILE", help="the candidate results file")
-    add_gate_policy_arguments(parser)
-    parser.add_argument(
-        "-f", "--format", default="human", help="human|json|markdown|github-actions"
-    )
-
-
-def add_gate_policy_arguments(parser: argparse.ArgumentParser) -> None:
-    """The thresholds and policies `waza-ci grade --baseline` shares with the gate."""
-    parser.add_argument(
-        "--max-regression-pct",
-        type=_go_float,
-        default=0.0,
-        metavar="P",
-        help="largest tolerated drop of the pass rate, in percentage points (default 0)",
-    )
-    parser.add_argument(
-        "--golden-must-pass",
-        type=_go_bool,
-        nargs="?",
-        const=True,
-        default=True,
-        metavar="BOOL",
-        help="a task marked golden that did not pass fails the gate (default true; "
-        "--golden-must-pass=false turns it off)",
-    )
-    parser.add_argument("--on-new-tasks", default="allow", help="allow|warn|fail (default allow)")
-    parser.add_argument("--on-removed-tasks", default="warn", help="allow|warn|fail (default warn)")
-
-
-def build_gate_parser() -> argparse.ArgumentParser:
-    parser = _GateParser(
-        prog="waza-ci gate",
-        description="Compare a candidate results file with a baseline and fail on regressions, "
-        "as `waza gate` does. Exit 0 pass, 1 regression or task-set policy, 2 golden failure, "
-        "3 configuration error.",
-    )
-    add_gate_arguments(parser)
-    return parser
 
 
 def main(argv: Sequence[str], stdout: TextIO, step_summary: str | None) -> int:
     """Run the gate; `step_summary` is $GITHUB_STEP_SUMMARY (the github-actions format
     appends the Markdown report to it)."""
-    # Imported here, not at the top, so that `waza-ci --help` (which builds this parser) stays
-    # light: the report and the results models load only for a gate run.
+    # Imported here, not at the top: `waza-ci grade` reads `gate_options` from this module and
+    # needs none of the report or the results models.
     from waza_ci.report.waza_gate_formats import (  # noqa: PLC0415
         gate_annotations,
         render_gate_human,
@@ -106,7 +54,7 @@ def main(argv: Sequence[str], stdout: TextIO, step_summary: str | None) -> int:
     elif output_format is GateFormat.MARKDOWN:
         stdout.write(render_gate_markdown(report))
     elif output_format is GateFormat.GITHUB_ACTIONS:
-        # Here only: `waza-ci grade` imports this module for its parser, and needs none of it.
+        # Here only: `waza-ci grade` imports this module for `gate_options`, and needs none of it.
         from waza_ci.github.commands import WorkflowCommands  # noqa: PLC0415
         from waza_ci.github.env_files import append_summary  # noqa: PLC0415
 
@@ -160,21 +108,3 @@ def _load(path: str, which: str) -> GateOutcome:
         return load_gate_outcome(Path(path))
     except WazaCiError as err:
         raise InputError(f"loading {which}: {err}") from None
-
-
-def _go_float(text: str) -> float:
-    # Go's ParseFloat; NaN is refused later with the threshold check.
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
-    if math.isnan(value):
-        raise argparse.ArgumentTypeError("must be a number, not NaN")
-    return value
-
-
-def _go_bool(text: str) -> bool:
-    try:
-        return go_parse_bool(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid boolean {text!r}") from None

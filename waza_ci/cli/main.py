@@ -12,11 +12,9 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
-import waza_ci.cli.gate as gate_cli
 from waza_ci.cli.arguments import build_parser, judge_options
 from waza_ci.errors import InputError, WazaCiError
 from waza_ci.files import MIB  # constants only: cheap
-from waza_ci.report.text_safety import for_log, json_for_log  # re only: cheap
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,6 +27,8 @@ if TYPE_CHECKING:
 
 # Everything grading needs (pydantic models, YAML, the report) is imported where it is used,
 # not here: `waza-ci --help`, a usage error and `--version` start in a few tens of milliseconds.
+# So are the gate's maths (gate.py) and the log's escaping (text_safety.py: its patterns take
+# milliseconds to compile), which only a parsed command needs.
 
 NO_BASELINE_NOTE = "no --baseline given: nothing to compare with (gate: no-baseline)"
 
@@ -36,9 +36,12 @@ NO_BASELINE_NOTE = "no --baseline given: nothing to compare with (gate: no-basel
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["gate"]:  # its own parser: waza's exit 3 for usage errors
+        import waza_ci.cli.gate as gate_cli  # noqa: PLC0415 - see the imports above
+
         return gate_cli.main(arguments[1:], sys.stdout, os.environ.get("GITHUB_STEP_SUMMARY"))
     args = build_parser().parse_args(arguments)
-    from waza_ci.sandbox.cancellation import cancel_on_signals  # noqa: PLC0415 - see above
+    from waza_ci.report.text_safety import for_log  # noqa: PLC0415 - see the imports above
+    from waza_ci.sandbox.cancellation import cancel_on_signals  # noqa: PLC0415
 
     try:
         if args.command == "merge":
@@ -54,6 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     from waza_ci.engine import evaluate  # noqa: PLC0415 - see the imports above
     from waza_ci.report.regressions import render_regressions_text  # noqa: PLC0415
     from waza_ci.report.terminal import render_text  # noqa: PLC0415
+    from waza_ci.report.text_safety import json_for_log  # noqa: PLC0415
     from waza_ci.waza.results import dump_json  # noqa: PLC0415
 
     evaluation = evaluate(_request(args), _StderrLog())
@@ -69,6 +73,7 @@ def _request(args: argparse.Namespace) -> EvaluationRequest:
     # Deferred (see the imports above); by now the arguments are known to be usable.
     import tempfile  # noqa: PLC0415
 
+    import waza_ci.cli.gate as gate_cli  # noqa: PLC0415
     from waza_ci.engine import EvaluationRequest, GradeRequest, OutputRequest  # noqa: PLC0415
     from waza_ci.judge.options import credential_variables, judge_setup  # noqa: PLC0415
     from waza_ci.policy import GatePolicy, ListMode  # noqa: PLC0415
@@ -184,6 +189,8 @@ class _StderrLog:
         return nullcontext()
 
     def graded(self, evaluation: Evaluation) -> None:
+        from waza_ci.report.text_safety import for_log  # noqa: PLC0415 - see the imports above
+
         notes = (evaluation.baseline_note,) if evaluation.baseline_note else ()
         for warning in (*evaluation.warnings, *notes):
             print(f"waza-ci: warning: {for_log(str(warning))}", file=sys.stderr)
@@ -202,6 +209,8 @@ def _source_links(env: Mapping[str, str]) -> SourceLinks | None:
 
 def _stderr_progress() -> Progress:
     import threading  # noqa: PLC0415 - see the imports above
+
+    from waza_ci.report.text_safety import for_log  # noqa: PLC0415
 
     lock = threading.Lock()
 

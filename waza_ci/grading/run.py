@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from waza_ci.english import agreed
 from waza_ci.errors import Interrupted
 from waza_ci.graders import kind_of
 from waza_ci.graders.base import GraderJob, GraderKind, GraderResult, GraderSetup
@@ -116,7 +117,7 @@ def _grade_in_process(
         elapsed_ms = (time.perf_counter() - started) * 1000
         setup.progress(
             f"graded in process: {len(indexes):,} "
-            f"{'verdict' if len(indexes) == 1 else 'verdicts'} "
+            f"{agreed(len(indexes), 'verdict')} "
             f"({', '.join(sorted({kind.kind for kind in kinds.values()}))}) "
             f"in {elapsed_ms:,.0f} ms"
         )

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from waza_ci.english import plural
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -115,7 +117,7 @@ def _model_text(m: ModelSpend) -> str:
         if m.premium_requests is None
         else f"{m.premium_requests:g} premium requests"
     )
-    return f"{m.model}: {m.calls} {'call' if m.calls == 1 else 'calls'}, {tokens}, {premium}"
+    return f"{m.model}: {plural(m.calls, 'call')}, {tokens}, {premium}"
 
 
 def _n(value: int | None) -> str:

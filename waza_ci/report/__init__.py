@@ -16,7 +16,7 @@ regressions.py, comment.py  the baseline comparison, the pull-request comment
 waza_gate_formats.py  waza gate's formats (human, markdown, GitHub Actions)
 trends.py      the history's trends as text: a Mermaid chart, sparklines (html/trends.py: SVG)
 benchmark.py   the figures in github-action-benchmark's customBiggerIsBetter JSON
-text_safety.py  untrusted text made safe, cut by bytes, plural(): shared by the renderers (and
+text_safety.py  untrusted text made safe, cut by bytes: shared by the renderers (and
                github/'s last-moment guards)
 github_limits.py  GitHub's size limits, each number once
 """

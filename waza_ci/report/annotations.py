@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from waza_ci.english import agreed, plural
 from waza_ci.report.model import (
     FeedbackGroup,
     GlobalFailure,
@@ -27,10 +28,8 @@ from waza_ci.report.model import (
 from waza_ci.report.sources import repo_relative_path
 from waza_ci.report.text_safety import (
     UNNAMED,
-    agreed,
     clean,
     one_line,
-    plural,
     readable_bmp,
     shorten,
 )

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from waza_ci.english import agreed, plural
 from waza_ci.errors import EXIT_FAILED, EXIT_GRADER_ERROR, EXIT_PASSED
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.gate.baseline_io import BaselineProblem
 from waza_ci.policy import FailOn, GatePolicy
 from waza_ci.report.model import CommonFailure, Counts, GraderRow, Report
-from waza_ci.report.text_safety import plural
 from waza_ci.verdict import Conclusion, Decision, GateState, Verdict
 from waza_ci.waza.identity import FIX_ANOTHER_EVAL
 from waza_ci.waza.scoring import GradeSummary, NotEvaluated, NotEvaluatedWhy
@@ -175,7 +175,7 @@ def _not_evaluated_reasons(tasks: Sequence[NotEvaluated]) -> list[str]:
     fix = FIX_NOT_EVALUATED if no_run else FIX_ERRORED
     what = plural(len(tasks), "task")
     return [
-        f"{what} of the spec {'was' if len(tasks) == 1 else 'were'} not evaluated "
+        f"{what} of the spec {agreed(len(tasks), 'was', 'were')} not evaluated "
         f"({', '.join(parts)}); {fix}"
     ]
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from waza_ci.english import agreed, plural
 from waza_ci.report.gfm import Medium, code, fence_overhead, fenced, html_code, link
 from waza_ci.report.model import FeedbackGroup, GraderRow, Report, TaskResult
 from waza_ci.report.reasons import format_duration
-from waza_ci.report.text_safety import agreed, head_tail, plural, utf8_len
+from waza_ci.report.text_safety import head_tail, utf8_len
 from waza_ci.report.words import ICON_ERROR, ICON_FAILED
 from waza_ci.waza.scoring import Status
 
@@ -25,7 +26,9 @@ MIN_TEXT_BYTES = 256
 
 
 @dataclass(frozen=True)
-class _Section:
+class DetailSection:
+    """One failing grader's (or task's errored runs') section, before the budget is shared."""
+
     head: str
     groups: tuple[tuple[str, str], ...]
     """(heading line, text to fence)"""
@@ -38,7 +41,7 @@ def _runs(group: FeedbackGroup) -> str:
     return f"**× {len(group.runs)} {label}** ({label} {numbers}):"
 
 
-def _row_section(row: GraderRow, medium: Medium) -> _Section:
+def _row_section(row: GraderRow, medium: Medium) -> DetailSection:
     icon = ICON_ERROR if row.status is Status.ERROR else ICON_FAILED
     what = "errored" if row.status is Status.ERROR else "failed"
     where = link(code(str(row.source), medium, in_table=False), row.source.url)
@@ -58,10 +61,10 @@ def _row_section(row: GraderRow, medium: Medium) -> _Section:
             f"Defined at {where}{time}",
         ]
     )
-    return _Section(head, tuple((_runs(g), g.text) for g in row.feedback))
+    return DetailSection(head, tuple((_runs(g), g.text) for g in row.feedback))
 
 
-def _errored_section(task: TaskResult, medium: Medium) -> _Section | None:
+def _errored_section(task: TaskResult, medium: Medium) -> DetailSection | None:
     if task.errored_runs is None:
         return None
     head = "\n".join(
@@ -75,10 +78,10 @@ def _errored_section(task: TaskResult, medium: Medium) -> _Section | None:
             + link(code(str(task.source), medium, in_table=False), task.source.url),
         ]
     )
-    return _Section(head, tuple((_runs(g), g.text) for g in task.errored_runs.feedback))
+    return DetailSection(head, tuple((_runs(g), g.text) for g in task.errored_runs.feedback))
 
 
-def sections_of(report: Report, medium: Medium) -> list[_Section]:
+def sections_of(report: Report, medium: Medium) -> list[DetailSection]:
     sections = [_row_section(row, medium) for row in report.problems]
     for task in report.tasks:
         section = _errored_section(task, medium)
@@ -87,7 +90,7 @@ def sections_of(report: Report, medium: Medium) -> list[_Section]:
     return sections
 
 
-def _render(section: _Section, texts: Sequence[str], medium: Medium) -> str:
+def _render(section: DetailSection, texts: Sequence[str], medium: Medium) -> str:
     parts = [section.head]
     for (heading, _), text in zip(section.groups, texts, strict=True):
         parts += ["", heading, "", fenced(text, medium)]
@@ -95,7 +98,7 @@ def _render(section: _Section, texts: Sequence[str], medium: Medium) -> str:
     return "\n".join(parts)
 
 
-def _overhead(section: _Section, medium: Medium) -> int:
+def _overhead(section: DetailSection, medium: Medium) -> int:
     """Bytes of the section without its texts (fences included)."""
     size = utf8_len(section.head) + utf8_len(section.tail) + 2
     for heading, text in section.groups:
@@ -124,9 +127,15 @@ class Details:
     dropped_sections: int
 
 
-def render_details(report: Report, medium: Medium, budget: int) -> Details:
-    """The detail sections within `budget` UTF-8 bytes (blank lines between them included)."""
-    every = sections_of(report, medium)
+def most_trimmed(sections: Sequence[DetailSection]) -> tuple[int, int]:
+    """(cut texts, dropped sections) at their most: what `render_details` can report for
+    `sections` at any budget is at most every text cut and every section dropped."""
+    return _text_count(sections), len(sections)
+
+
+def render_details(every: Sequence[DetailSection], medium: Medium, budget: int) -> Details:
+    """The sections of `sections_of` within `budget` UTF-8 bytes (blank lines between them
+    included)."""
     sections = list(every)
     overheads = [_overhead(s, medium) + 2 for s in sections]
     # Running totals: dropping sections one by one from the end stays linear.
@@ -153,5 +162,5 @@ def render_details(report: Report, medium: Medium, budget: int) -> Details:
     return Details(blocks, cut_count, len(every) - len(sections))
 
 
-def _text_count(sections: Sequence[_Section]) -> int:
+def _text_count(sections: Sequence[DetailSection]) -> int:
     return sum(len(s.groups) for s in sections)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from waza_ci.english import plural
 from waza_ci.policy import ListMode
-from waza_ci.report.details import render_details
+from waza_ci.report.details import DetailSection, most_trimmed, render_details, sections_of
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.gfm import CHECK_RUN, JOB_SUMMARY, Medium, code
 from waza_ci.report.github_limits import CHECK_OUTPUT_BYTES, CHECK_TITLE_CHARS, JOB_SUMMARY_BYTES
 from waza_ci.report.markdown_screen import first_screen
 from waza_ci.report.model import Report
-from waza_ci.report.text_safety import format_bytes, lines_that_fit, one_line, plural, utf8_len
+from waza_ci.report.text_safety import format_bytes, lines_that_fit, one_line, utf8_len
 from waza_ci.report.words import ICON_ERROR, verdict_label, verdict_parts
 
 MIN_LIMIT = 4_096
@@ -60,9 +61,6 @@ def _trim_note(limit: int, what: str, cut: int, dropped: int) -> str:
         f"{'; '.join(clauses)}. The report JSON (`report-json`) and the regraded results file"
         " keep every text as captured."
     )
-
-
-_WIDEST_NOTE_COUNT = 10**9
 
 
 def _fit_first_screen(blocks: list[str], budget: int, limit: int) -> list[str]:
@@ -132,18 +130,25 @@ def render_check_text(evaluation: Evaluation, *, limit_bytes: int = CHECK_OUTPUT
     """The check run's output.text: every failing grader's distinct outputs (or a line
     saying there are none)."""
     _check_limit(limit_bytes)
-    report = evaluation.model
-    if not report.problems and not any(t.errored_runs for t in report.tasks):
+    sections = sections_of(evaluation.model, CHECK_RUN)
+    if not sections:
         return "Every grader passed on every run: there is nothing to detail.\n"
     head = ["### Details"]
-    widest = _trim_note(limit_bytes, "check-run text", _WIDEST_NOTE_COUNT, _WIDEST_NOTE_COUNT)
-    details = render_details(report, CHECK_RUN, limit_bytes - _size([*head, widest]) - 2)
+    widest = _widest_note(limit_bytes, "check-run text", sections)
+    details = render_details(sections, CHECK_RUN, limit_bytes - _size([*head, *widest]) - 2)
     note = _note_for(limit_bytes, "check-run text", details.cut_texts, details.dropped_sections)
     return _join([*head, *note, *details.blocks])
 
 
 def _note_for(limit: int, what: str, cut: int, dropped: int) -> list[str]:
     return [_trim_note(limit, what, cut, dropped)] if cut or dropped else []
+
+
+def _widest_note(limit: int, what: str, sections: Sequence[DetailSection]) -> list[str]:
+    """The trim note as wide as these sections can make it, which the details' budget keeps
+    room for before their counts are known: a note only grows with its counts (digits, a
+    plural's `s`), and neither count can pass its `most_trimmed` bound. No sections, no note."""
+    return _note_for(limit, what, *most_trimmed(sections))
 
 
 def _document(
@@ -161,18 +166,19 @@ def _document(
     _check_limit(limit_bytes)
     report = evaluation.model
     head = [_heading(report, medium)] if heading else []
-    widest = _trim_note(limit_bytes, what, _WIDEST_NOTE_COUNT, _WIDEST_NOTE_COUNT)
+    sections = sections_of(report, medium) if details else []
+    widest = _widest_note(limit_bytes, what, sections)
     screen = first_screen(
         report, evaluation.decision, medium, max_rows=rows, mode=mode, extra=extra
     )
-    screen = _fit_first_screen(screen, limit_bytes - _size([*head, widest]) - 2, limit_bytes)
-    if not details or not (report.problems or any(t.errored_runs for t in report.tasks)):
+    screen = _fit_first_screen(screen, limit_bytes - _size([*head, *widest]) - 2, limit_bytes)
+    if not sections:
         return _join([*head, *screen])
     detail_heading = ["### Details"]
-    budget = limit_bytes - _size([*head, widest, *screen, *detail_heading]) - 2
+    budget = limit_bytes - _size([*head, *widest, *screen, *detail_heading]) - 2
     if budget <= 0:
         return _join([*head, *screen])
-    found = render_details(report, medium, budget)
+    found = render_details(sections, medium, budget)
     note = _note_for(limit_bytes, what, found.cut_texts, found.dropped_sections)
     shown = detail_heading + found.blocks if found.blocks else []
     return _join([*head, *screen[:1], *note, *screen[1:], *shown])

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from waza_ci.english import plural
 from waza_ci.report.gfm import Medium, code, link, trusted
 from waza_ci.report.model import GraderRow, Report
-from waza_ci.report.text_safety import plural
 
 Quote = Callable[[str], str]
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from waza_ci.english import plural
 from waza_ci.policy import ListMode
 from waza_ci.report.gfm import Medium, code, link, table, trusted
 from waza_ci.report.judging import judge_block
 from waza_ci.report.model import GraderRow, Report, TaskResult
 from waza_ci.report.modules import modules_text
 from waza_ci.report.reasons import format_duration
-from waza_ci.report.text_safety import format_score, plural
+from waza_ci.report.text_safety import format_score
 from waza_ci.report.widths import MARKDOWN
 from waza_ci.report.words import (
     ICON_ERROR,

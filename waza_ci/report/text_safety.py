@@ -130,16 +130,6 @@ def shorten(text: str, max_chars: int) -> str:
     return text[: max_chars - 1].rstrip() + ELLIPSIS
 
 
-def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
-    """`1 run`, `2 runs`: the count with its noun agreed."""
-    return f"{count} {agreed(count, noun, plural_noun)}"
-
-
-def agreed(count: int, noun: str, plural_noun: str | None = None) -> str:
-    """`run` or `runs`: the noun alone, agreed with `count`."""
-    return noun if count == 1 else (plural_noun or noun + "s")
-
-
 def format_score(score: float) -> str:
     """Scores as two decimals; `+ 0.0` turns a negative zero into `0.00`."""
     return f"{score + 0.0:.2f}"

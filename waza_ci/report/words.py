@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from waza_ci.english import plural
 from waza_ci.report.decision import FIX_ERRORED, FIX_NOT_EVALUATED
 from waza_ci.report.model import AnotherEvalFile, DroppedGrader, GraderRow, Report
 from waza_ci.report.reasons import format_duration
-from waza_ci.report.text_safety import plural
 from waza_ci.verdict import Decision, Verdict
 from waza_ci.waza.identity import EvalIdentity
 from waza_ci.waza.scoring import NotEvaluated, NotEvaluatedWhy

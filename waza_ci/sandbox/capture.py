@@ -25,6 +25,8 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from waza_ci.english import agreed
+
 ALIGN_WINDOW = 16 * 1024
 """How far a cut moves to fall on a line break; past that a (very long) line is cut inside."""
 
@@ -45,11 +47,9 @@ class KeptOutput:
 
 def cut_line(lines: int, size: int, half_cap: int) -> str:
     """The line that stands for `size` bytes (`lines` lines) left out of a stream."""
-    line_word = "line" if lines == 1 else "lines"
-    byte_word = "byte" if size == 1 else "bytes"
     return (
-        f"... {lines:,} {line_word} cut ({size:,} {byte_word}): waza-ci keeps the first and last"
-        f" {size_text(half_cap)} of each output stream ..."
+        f"... {lines:,} {agreed(lines, 'line')} cut ({size:,} {agreed(size, 'byte')}):"
+        f" waza-ci keeps the first and last {size_text(half_cap)} of each output stream ..."
     )
 
 
@@ -78,7 +78,7 @@ def size_text(count: int) -> str:
     for unit, size in (("MiB", 1024 * 1024), ("KiB", 1024)):
         if count >= size and count % size == 0:
             return f"{count // size} {unit}"
-    return f"{count:,} bytes" if count != 1 else "1 byte"
+    return f"{count:,} {agreed(count, 'byte')}"
 
 
 class OutputCapture:

@@ -18,6 +18,7 @@ import json
 import re
 from pathlib import Path
 
+from waza_ci.english import plural
 from waza_ci.errors import InputError, Location
 
 _GZIP = b"\x1f\x8b"
@@ -170,7 +171,7 @@ def _truncated(text: str, path: Path, *, in_string: bool) -> InputError:
         elif token in ("}", "]"):
             depth -= 1
     inside = "inside a string, " if in_string else ""
-    still_open = f"with {depth} {'object or list' if depth == 1 else 'objects or lists'} still open"
+    still_open = f"with {plural(depth, 'object or list', 'objects or lists')} still open"
     return InputError(
         f"this results file is truncated: it ends at line {lines:,}, column {column:,} "
         f"({len(body.encode('utf-8')):,} bytes), {inside}{still_open}, before its JSON does "

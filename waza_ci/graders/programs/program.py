@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from waza_ci.english import agreed
 from waza_ci.golang.strings import go_trim_space
 from waza_ci.graders.base import GraderJob, GraderResult, raw_verdict, regraded_verdict
 from waza_ci.sandbox.capture import size_text
@@ -177,8 +178,8 @@ def outcome_notes(outcome: ProgramOutcome) -> tuple[str, ...]:
     ):
         if dropped:
             notes.append(
-                f"{stream}: {dropped:,} {'byte' if dropped == 1 else 'bytes'}"
-                f" ({lines:,} {'line' if lines == 1 else 'lines'}) in the middle were not kept;"
+                f"{stream}: {dropped:,} {agreed(dropped, 'byte')}"
+                f" ({lines:,} {agreed(lines, 'line')}) in the middle were not kept;"
                 f" waza-ci keeps the first and last {half} of each output stream"
             )
     return tuple(notes)

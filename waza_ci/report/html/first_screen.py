@@ -11,13 +11,14 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from waza_ci.english import plural
 from waza_ci.gate.baseline import BaselineComparison
 from waza_ci.report.evaluation import Evaluation
 from waza_ci.report.judging import judge_parts
 from waza_ci.report.markdown_screen import PASSING_LISTED
 from waza_ci.report.model import GraderRow, Report, Source, TaskResult
 from waza_ci.report.modules import modules_text
-from waza_ci.report.text_safety import one_line, plural, shorten
+from waza_ci.report.text_safety import one_line, shorten
 from waza_ci.report.trends import against
 from waza_ci.report.widths import MARKDOWN
 from waza_ci.report.words import (
