@@ -98,6 +98,19 @@ def test_regression_within_threshold_passes(tmp_path: Path) -> None:
     assert code == GATE_EXIT_PASS
 
 
+def test_the_threshold_is_read_as_go_reads_it(tmp_path: Path) -> None:
+    # strconv.ParseFloat takes a hexadecimal literal (0x1.4p2 = 5), which float() does not.
+    code, out = run_gate(
+        tmp_path,
+        outcome(0.95, task("t1")),
+        outcome(0.92, task("t1")),
+        "--max-regression-pct",
+        "0x1.4p2",
+    )
+    assert code == GATE_EXIT_PASS
+    assert json.loads(out)["max_regression_pct"] == 5
+
+
 def test_default_zero_threshold_fails_any_regression(tmp_path: Path) -> None:
     code, out = run_gate(tmp_path, outcome(0.95, task("t1")), outcome(0.92, task("t1")))
     assert code == GATE_EXIT_REGRESSION
@@ -198,6 +211,12 @@ def test_removed_tasks_policy_fail(tmp_path: Path) -> None:
         ),
         pytest.param(
             ["--baseline", "a", "--current", "b", "--max-regression-pct", "nan"], id="nan"
+        ),
+        pytest.param(
+            ["--baseline", "a", "--current", "b", "--max-regression-pct", "1e400"], id="overflow"
+        ),
+        pytest.param(
+            ["--baseline", "a", "--current", "b", "--max-regression-pct", " 5"], id="spaced"
         ),
         pytest.param(["--baseline", "a", "--current", "b", "--bogus"], id="unknown flag"),
     ],

@@ -463,12 +463,13 @@ def build_gate_parser() -> argparse.ArgumentParser:
 
 
 def _go_float(text: str) -> float:
-    # Go's ParseFloat; NaN is refused later with the threshold check.
+    from waza_ci.golang.strconv import go_parse_float  # noqa: PLC0415 - only when given a value
+
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number {text!r}") from None
-    if math.isnan(value):
+        value = go_parse_float(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    if math.isnan(value):  # Go reads it; the gate's threshold check would refuse it later
         raise argparse.ArgumentTypeError("must be a number, not NaN")
     return value
 

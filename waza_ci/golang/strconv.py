@@ -1,7 +1,10 @@
-"""Go's strconv, as far as waza uses it: `Quote` (which `%q` of a string prints) and
-`ParseBool`."""
+"""Go's strconv, as far as waza uses it: `Quote` (which `%q` of a string prints),
+`ParseBool` and `ParseFloat` (a flag of `waza gate`)."""
 
 from __future__ import annotations
+
+import math
+import re
 
 _GO_QUOTE_ESCAPES = {
     "\a": "\\a",
@@ -49,3 +52,55 @@ def go_parse_bool(text: str) -> bool:
     if text in _FALSE:
         return False
     raise ValueError(f"strconv.ParseBool: parsing {go_quote(text)}: invalid syntax")
+
+
+# Go's floating-point literals once the underscores are gone (strconv/atof.go, readFloat): a
+# decimal mantissa with an optional exponent, or a hexadecimal one with a required `p`
+# exponent; no surrounding space. Go reads `inf`, `infinity` (either with a sign) and `nan` in
+# any case (atof.go, special).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEX = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
+_SPECIAL = re.compile(r"[+-]?(?:inf|infinity)|nan", re.IGNORECASE)
+
+
+def go_parse_float(text: str) -> float:
+    """`strconv.ParseFloat(s, 64)`; ValueError in Go's words (`invalid syntax`, or `value out
+    of range` where Go returns an infinity). Python's float() differs: it takes spaces, a
+    sign on `nan`, no hexadecimal, and overflows to infinity silently."""
+    if _SPECIAL.fullmatch(text):
+        return float(text)
+    plain = text.replace("_", "")
+    syntax_ok = "_" not in text or _underscore_ok(text)
+    try:
+        if syntax_ok and _DECIMAL.fullmatch(plain):
+            value = float(plain)
+        elif syntax_ok and _HEX.fullmatch(plain):
+            value = float.fromhex(plain)
+        else:
+            raise ValueError(f"strconv.ParseFloat: parsing {go_quote(text)}: invalid syntax")
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value):
+        raise ValueError(f"strconv.ParseFloat: parsing {go_quote(text)}: value out of range")
+    return value
+
+
+def _underscore_ok(text: str) -> bool:
+    """Go's `underscoreOK` (strconv/atoi.go): an `_` only between digits, or between a base
+    prefix and a digit."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    saw, start, hexadecimal = "^", 0, False
+    if len(body) >= 2 and body[0] == "0" and body[1].lower() in "box":
+        saw, start, hexadecimal = "0", 2, body[1].lower() == "x"
+    for char in body[start:]:
+        if "0" <= char <= "9" or (hexadecimal and "a" <= char.lower() <= "f"):
+            saw = "0"
+        elif char == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
