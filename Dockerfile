@@ -40,9 +40,9 @@ RUN apt-get update -qq \
     && rm -rf /var/lib/apt/lists/*
 COPY .ci/copilot-cli.sh .ci/npm-file.sh /build/.ci/
 COPY waza_ci/judge/copilot-cli.env /build/waza_ci/judge/copilot-cli.env
-# A build behind a TLS-inspecting proxy (this project's own machines) hands its extra CA
-# certificates in here, for npm alone; they never reach the image, and the pinned sha512, not
-# the connection, decides what is accepted.
+# A build behind a TLS-inspecting proxy hands its extra CA certificates in here, for npm alone;
+# they never reach the image, and the pinned sha512, not the connection, decides what is
+# accepted.
 ARG EXTRA_CA_CERTS=""
 RUN if [ -n "$EXTRA_CA_CERTS" ]; then \
         printf '%s\n' "$EXTRA_CA_CERTS" >/tmp/extra-ca.crt \
