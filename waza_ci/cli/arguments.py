@@ -113,8 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--module-cache",
         type=Path,
         metavar="DIR",
-        help="waza's module cache, where `ref:` graders are read at the commit waza.lock pins "
-        "(and fetched from GitHub into when missing); default: $WAZA_MODULE_CACHE, else "
+        help="waza's module cache, where `ref:` graders are read at the commit waza.lock pins, "
+        "and the judge's built-in rubrics at theirs (fetched from GitHub into it when missing); "
+        "default: $WAZA_MODULE_CACHE, else "
         "~/.waza/cache, where `waza get` puts them",
     )
     _add_baseline_arguments(grade_cmd)
