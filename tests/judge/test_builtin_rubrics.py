@@ -15,6 +15,7 @@ from waza_ci.errors import Location
 from waza_ci.judge.builtin_rubrics import WAZA_COMMIT, BuiltinRubrics, rubric_path
 from waza_ci.judge.config import RubricError, read_config
 from waza_ci.waza.modules.ref import ModuleRef
+from waza_ci.waza.modules.resolve import FetchError
 from waza_ci.waza.spec import GraderSpec
 
 # A rubric in waza's format, written for these tests (waza's own texts are read at run time).
@@ -117,3 +118,23 @@ def test_the_grader_config_takes_the_rubric_s_body_as_its_prompt(tmp_path: Path)
         "no source for waza's rubrics"
         in read_config(grader("rubric: helpfulness"), tmp_path).unavailable
     )
+
+
+def test_each_name_is_read_once_though_every_task_asks(tmp_path: Path) -> None:
+    # A cache that cannot be written (a file where its folder would go): without the memory,
+    # every task's copy of the grader would fetch again.
+    (tmp_path / "github.com").write_text("not a folder")
+    asked: list[str] = []
+
+    def fetch(ref: ModuleRef, commit: str, path: str) -> bytes:
+        asked.append(path)
+        if path.endswith("groundedness.md"):
+            raise FetchError("not found", "http://127.0.0.1/x")
+        return RUBRIC
+
+    rubrics = BuiltinRubrics(tmp_path, fetch)
+    for _ in range(3):
+        assert rubrics.load("helpfulness").body == BODY
+        with pytest.raises(RubricError, match="could not be read"):
+            rubrics.load("groundedness")
+    assert asked == [rubric_path("helpfulness"), rubric_path("groundedness")]

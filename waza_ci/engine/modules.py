@@ -63,12 +63,10 @@ def load_spec(
 def builtin_rubrics(settings: ModuleSettings | None, *, fetch: bool) -> Iterator[BuiltinRubric]:
     """Where the judge reads waza's built-in rubrics: the module cache, and GitHub when `fetch`
     (a grading that re-judges); the GitHub session, if one was opened, is closed on exit."""
-    if settings is None:
-        yield BuiltinRubrics(None).load
-        return
-    fetcher = _ModuleFetcher(settings) if fetch else None
+    root = settings.cache_root if settings is not None else None
+    fetcher = _ModuleFetcher(settings) if fetch and settings is not None else None
     try:
-        yield BuiltinRubrics(settings.cache_root, fetcher).load
+        yield BuiltinRubrics(root, fetcher).load
     finally:
         if fetcher is not None:
             fetcher.close()

@@ -15,7 +15,7 @@ alone. What cannot be had is a `RubricError` saying why; the caller keeps the ve
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from waza_ci.errors import InputError
@@ -52,10 +52,23 @@ class BuiltinRubrics:
 
     cache_root: Path | None
     fetch: Fetch | None = None
+    _known: dict[str, Rubric | RubricError] = field(default_factory=dict, compare=False, repr=False)
+    """Each name's outcome, read once: every task's copy of a grader asks again."""
 
     def load(self, name: str) -> Rubric:
         """waza's built-in rubric `name` (one of BUILTIN_RUBRICS), parsed as waza parses it;
         RubricError when it cannot be had or waza would refuse it."""
+        if name not in self._known:
+            try:
+                self._known[name] = self._read(name)
+            except RubricError as err:
+                self._known[name] = err
+        known = self._known[name]
+        if isinstance(known, RubricError):
+            raise known
+        return known
+
+    def _read(self, name: str) -> Rubric:
         data = self._cached(name)
         if data is None:
             data = self._fetched(name)

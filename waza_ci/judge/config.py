@@ -93,12 +93,12 @@ def read_config(
             "rubric's name); to judge this text, give it as `prompt:`",
         )
     try:
-        if not _is_path(reference):
-            if builtin is None:
-                raise RubricError(f"built-in rubric {reference!r}: no source for waza's rubrics")
-            rubric = builtin(reference)
-        else:
+        if _is_path(reference):
             rubric = load_rubric_file(reference, working_directory)
+        elif builtin is None:
+            raise RubricError(f"built-in rubric {reference!r}: no source for waza's rubrics")
+        else:
+            rubric = builtin(reference)
     except RubricError as err:
         return _unavailable(base, str(err))
     return JudgeConfig(
