@@ -483,7 +483,9 @@ def test_a_later_step_can_add_a_section_after_the_failures() -> None:
     assert "Newly failing: 1 U+1F600" in render_check_summary(report, extra=[extra])
 
 
-def _in_process_summary(*, failing_hint: bool = False) -> GradeSummary:
+def _in_process_summary(
+    *, failing_hint: bool = False, kind: str = "text", duration_ms: int = 0
+) -> GradeSummary:
     """Two tasks graded in process only (no measurable time), the same grader name on each."""
     hint = "CHANGELOG.md not found in the workspace" if failing_hint else ""
     graders = {"says_done": factories.ref("says_done", factories.EVAL, 5)}
@@ -498,8 +500,8 @@ def _in_process_summary(*, failing_hint: bool = False) -> GradeSummary:
                     1,
                     factories.verdict(
                         "says_done",
-                        kind="text",
-                        duration_ms=0,
+                        kind=kind,
+                        duration_ms=duration_ms,
                         passed=not failing_hint,
                         feedback=hint,
                     ),
@@ -516,6 +518,15 @@ def test_graders_that_took_no_time_make_no_slowest_table_and_no_0_ms() -> None:
     assert "Slowest graders" not in markdown
     assert "0 ms" not in markdown
     assert "**✅ Passing:** `one` 1/1, `two` 1/1" in markdown
+
+
+def test_a_passing_task_shows_its_time_when_it_ran_a_program_whatever_the_clock_said() -> None:
+    # A loaded machine can take a millisecond for an in-process grader: the line must not
+    # change with it (two gradings of the same inputs would read differently).
+    slow_in_process = render_markdown(report_of(_in_process_summary(duration_ms=1)))
+    assert "**✅ Passing:** `one` 1/1, `two` 1/1\n" in slow_in_process
+    fast_program = render_markdown(report_of(_in_process_summary(kind="program")))
+    assert "**✅ Passing:** `one` 1/1 · 0 ms, `two` 1/1 · 0 ms\n" in fast_program
 
 
 def test_the_slowest_table_names_the_task_a_grader_ran_on() -> None:

@@ -224,8 +224,7 @@ def passing_compact(report: Report, medium: Medium) -> list[str]:
     shown = passing[:PASSING_LISTED]
     items = [
         f"{_task_label(task, medium)} {task.runs_passed}/{task.runs_total}"
-        # In-process graders take no measurable time: "· 0 ms" on every task says nothing.
-        + (f" · {format_duration(task.duration_ms)}" if task.duration_ms else "")
+        + (f" · {format_duration(task.duration_ms)}" if task.ran_programs else "")
         for task in shown
     ]
     line = f"**{ICON_PASSED} Passing:** " + ", ".join(items)

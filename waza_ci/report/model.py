@@ -22,6 +22,7 @@ from urllib.parse import quote
 from waza_ci.judge.spend import JudgeReport
 from waza_ci.verdict import Decision
 from waza_ci.waza.identity import AnotherEval
+from waza_ci.waza.kinds import PROCESS_KINDS
 from waza_ci.waza.scoring import (
     NotEvaluated,
     Problem,
@@ -163,6 +164,13 @@ class TaskResult:
     source: Source
     graders: tuple[GraderRow, ...]
     errored_runs: ErroredRuns | None = None
+
+    @property
+    def ran_programs(self) -> bool:
+        """Whether any grader re-graded here started a process: only then is the task's time
+        worth showing. In-process graders take a millisecond or none, so a time shown for them
+        would say nothing and would come and go between two gradings of the same inputs."""
+        return any(row.regraded and row.kind in PROCESS_KINDS for row in self.graders)
 
 
 @dataclass(frozen=True)
