@@ -402,21 +402,20 @@ def _global_failures(tasks: Sequence[TaskResult]) -> tuple[GlobalFailure, ...]:
 
 def _slowest(tasks: Sequence[TaskResult]) -> tuple[GraderTime, ...]:
     """Per grader (name and YAML line), executions, time and the tasks it ran on, slowest total
-    first; graders that took no measurable time (graded in process) are left out: a table of
-    `0 ms` rows says nothing."""
+    first. Graders graded in process are left out: they take a millisecond or none, so their
+    rows would say nothing, and would come and go with the machine's load."""
     times: dict[tuple[str, Source], list[int]] = {}
     ran_on: dict[tuple[str, Source], list[str]] = {}
     for task in tasks:
         for row in task.graders:
-            if row.regraded:
+            if row.regraded and row.kind in PROCESS_KINDS:
                 key = (row.grader, row.source)
                 entry = times.setdefault(key, [0, 0, 0])
                 entry[0] += row.runs_total
                 entry[1] += row.duration_ms
                 entry[2] = max(entry[2], row.max_duration_ms)
                 ran_on.setdefault(key, []).append(row.task_key)
-    timed = [item for item in times.items() if item[1][1] > 0]
-    ranked = sorted(timed, key=lambda item: (-item[1][1], item[0][0], str(item[0][1])))
+    ranked = sorted(times.items(), key=lambda item: (-item[1][1], item[0][0], str(item[0][1])))
     return tuple(
         GraderTime(name, source, count, total, longest, tuple(dict.fromkeys(ran_on[name, source])))
         for (name, source), (count, total, longest) in ranked[:SLOWEST_GRADERS]
