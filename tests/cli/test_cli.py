@@ -1359,6 +1359,24 @@ def test_usage_errors_are_one_line(project: Project) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("flag", "value", "why"),
+    [
+        ("--judge-max-calls", "-1", "must be 0 or more"),
+        ("--judge-jobs", "0", "must be at least 1"),
+        ("--judge-max-calls", "2.5", "not a whole number: '2.5'"),
+    ],
+)
+def test_counts_are_whole_numbers_from_their_least(
+    project: Project, flag: str, value: str, why: str
+) -> None:
+    result = run_cli_process(["grade", "eval.yaml", flag, value], cwd=project.root)
+    assert result.code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"waza-ci grade: error: argument {flag}: {why} (see `waza-ci grade --help`)"
+    ]
+
+
 @pytest.mark.slow
 def test_lone_surrogates_in_yaml_become_replacement_characters(
     project: Project, grade_project: Any

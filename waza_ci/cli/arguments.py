@@ -20,6 +20,8 @@ from waza_ci.policy import FailOn
 from waza_ci.report.html.limits import DEFAULT_MAX_TEXT_KIB  # a constant, nothing imported
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from waza_ci.judge.options import JudgeOptions
     from waza_ci.shard.plan import Shard
 
@@ -350,16 +352,6 @@ def judge_options(args: argparse.Namespace) -> JudgeOptions:
     return options
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
 def _add_merge_command(commands: Any) -> None:
     merge_cmd = commands.add_parser(
         "merge",
@@ -395,14 +387,23 @@ def _shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(err.message) from None
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _whole_number(least: int, words: str) -> Callable[[str], int]:
+    """An argparse `type` for a whole number of at least `least`, refused in `words`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(words)
+        return value
+
+    return parse
+
+
+_positive_int = _whole_number(1, "must be at least 1")
+_non_negative_int = _whole_number(0, "must be 0 or more")
 
 
 # `waza-ci gate`: waza gate's flags; `grade` and `merge` share its thresholds and policies.
