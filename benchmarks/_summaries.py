@@ -1,7 +1,8 @@
 """Graded summaries for the report benchmarks, built directly (the renderers' input): one task
 whose grader fails with a given output, and thousands of failing tasks with long multibyte
 feedback. The benchmarks import nothing from tests/ (they run with only the project
-installed); these are shaped as the report tests' factories shape theirs."""
+installed), so these restate two of the report tests' factories, and tests/test_benchmarks.py
+keeps them equal."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ that needs Chromium reports its row as skipped instead)."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import subprocess
 import sys
 import tomllib
@@ -12,6 +13,7 @@ import tomllib
 from packaging.requirements import Requirement
 
 from tests.conftest import ROOT
+from tests.report import factories
 
 BENCHMARKS = ROOT / "benchmarks"
 MODULES = sorted(path.stem for path in BENCHMARKS.glob("*.py"))
@@ -84,3 +86,18 @@ def test_a_benchmark_needing_playwright_skips_its_row_without_it() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "skipped | no Chromium/Playwright | None"
+
+
+def test_the_report_benchmarks_time_the_summaries_the_report_tests_check() -> None:
+    """benchmarks/_summaries.py restates two of the report tests' factories (a benchmark cannot
+    import from tests/): they must stay equal, or the figures time something untested."""
+    spec = importlib.util.spec_from_file_location("bench_summaries", BENCHMARKS / "_summaries.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.huge_summary(tasks=5) == factories.huge_summary(tasks=5)
+    assert bench.huge_summary(tasks=2, feedback_bytes=90) == factories.huge_summary(
+        tasks=2, feedback_bytes=90
+    )
+    stderr = "Traceback (most recent call last):\n  boom\n"
+    assert bench.one_failure_summary(stderr) == factories.one_failure_summary(stderr)
