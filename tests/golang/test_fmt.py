@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from waza_ci.golang.fmt import go_float, go_list, go_value
+from waza_ci.golang.fmt import go_fixed, go_float, go_list, go_value
 from waza_ci.golang.json import go_json
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.strings import go_lower
@@ -61,3 +61,21 @@ def test_json_is_go_marshal() -> None:
 def test_lower_is_per_rune_simple_folding() -> None:
     assert go_lower("İSTANBUL ΟΔΟΣ") == "istanbul οδοσ"  # no final sigma, U+0130 -> i
     assert go_lower("ABC") == "abc"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.875, "0.88"),
+        (0.125, "0.12"),  # round half to even on the binary value, as Go's strconv does
+        (-0.0, "-0.00"),
+        (1e21, "1000000000000000000000.00"),
+        (math.nan, "NaN"),
+        (math.inf, "+Inf"),
+        (-math.inf, "-Inf"),
+    ],
+)
+def test_go_fixed_is_percent_dot_2f(value: float, text: str) -> None:
+    # fmt_test.go: {"%f", posInf, "+Inf"}, {"%.1f", negInf, "-Inf"}, {"% f", NaN, " NaN"};
+    # an exact half rounds to even (strconv/decimal.go shouldRoundUp).
+    assert go_fixed(value, 2) == text

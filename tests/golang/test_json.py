@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from waza_ci.golang.json import dumps_go_json, go_numbers, write_go_json
+from waza_ci.golang.json import (
+    UnsupportedValueError,
+    dumps_go_json,
+    go_numbers,
+    go_round_trip,
+    write_go_json,
+)
+from waza_ci.golang.json_scanner import GoJSONError
 
 _ESCAPES = {
     "<": "\\u003c",
@@ -104,3 +111,42 @@ def test_no_write_is_larger_than_one_runs_member() -> None:
     assert len(stream.getvalue()) > 50 * one
     assert stream.largest_write < 1.2 * one
     assert stream.getvalue().decode() == reference(document)
+
+
+# --- go_round_trip: json.Marshal, then json.Unmarshal into `any` -----------------------------
+# encoding/json: decode.go stores every number of an `any` as float64 and an invalid `\ud800`
+# escape as U+FFFD (unquote); encode.go's mapEncoder sorts the keys, and floatEncoder refuses a
+# NaN or an infinity with UnsupportedValueError ("json: unsupported value: " + the %v of it).
+
+
+def test_a_round_trip_makes_numbers_float64_and_keys_strings_in_their_order() -> None:
+    value = {"b": [1, 2.5, True, None], 3: ("x",), "a": {"n": 10**20}}
+    assert go_round_trip(value) == {"b": [1.0, 2.5, True, None], "3": ["x"], "a": {"n": 1e20}}
+    assert list(go_round_trip(value)) == ["b", "3", "a"]
+    assert type(go_round_trip(7)) is float
+
+
+def test_a_lone_surrogate_becomes_one_replacement_character() -> None:
+    assert go_round_trip({"k\udc80": "a\ud800b"}) == {"k\ufffd": "a\ufffdb"}
+    assert go_round_trip("\U0001f600") == "\U0001f600"
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (float("nan"), "json: unsupported value: NaN"),
+        ([1, float("-inf")], "json: unsupported value: -Inf"),
+        # Go walks map keys sorted: "a" before "b", whatever the insertion order.
+        ({"b": float("nan"), "a": [float("inf")]}, "json: unsupported value: +Inf"),
+        ({"b": [float("inf")], "a": {"z": float("nan")}}, "json: unsupported value: NaN"),
+    ],
+)
+def test_a_value_json_cannot_hold_is_refused_in_gos_words(value: Any, text: str) -> None:
+    with pytest.raises(UnsupportedValueError) as raised:
+        go_round_trip(value)
+    assert str(raised.value) == text
+
+
+def test_an_integer_beyond_float64_is_refused_as_unmarshal_refuses_it() -> None:
+    with pytest.raises(GoJSONError, match=r"^json: cannot unmarshal number 1000+ into Go value"):
+        go_round_trip([10**400])

@@ -34,10 +34,8 @@ def go_value(value: Any) -> str:
 def go_float(value: float) -> str:
     """Go's `%v` of a float64: shortest digits, exponent form when the exponent is below -4
     or from 6 up (`1e+06`, `1.5e-05`), otherwise plain (`100000`, `0.0001`, `1.5`)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
+    if not math.isfinite(value):
+        return _not_finite(value)
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
     decimal = Decimal(repr(value))  # shortest round-trip digits, as Go's
@@ -48,3 +46,15 @@ def go_float(value: float) -> str:
         body = f"{first}.{rest}" if rest else first
         return f"{'-' if sign else ''}{body}e{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
     return format(decimal.normalize(), "f")
+
+
+def go_fixed(value: float, digits: int) -> str:
+    """Go's `%.<digits>f`: Python's, but for the spellings of NaN and the infinities."""
+    return f"{value:.{digits}f}" if math.isfinite(value) else _not_finite(value)
+
+
+def _not_finite(value: float) -> str:
+    """How Go's fmt spells a NaN or an infinity under `%v` and `%f` alike."""
+    if math.isnan(value):
+        return "NaN"
+    return "+Inf" if value > 0 else "-Inf"

@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any, BinaryIO
 
 from pydantic_core import PydanticSerializationError, to_json
+
+from waza_ci.golang.errors import GoError
+from waza_ci.golang.fmt import go_float
+from waza_ci.golang.json_scanner import GoJSONError
 
 _SPLIT_DEPTH = 4
 """Containers above this depth are walked here; deeper values are encoded whole. A results
@@ -185,6 +190,75 @@ def map_json(value: Any, scalar: Callable[[Any], Any], key: Callable[[str], str]
         else:
             target.extend(convert(item) for item in source)
     return root
+
+
+class UnsupportedValueError(GoError, ValueError):
+    """json.Marshal's refusal of a float JSON cannot hold; `str()` is Go's text
+    (`json: unsupported value: +Inf`)."""
+
+
+def go_round_trip(value: Any) -> Any:
+    """`value` as Go holds it after `json.Marshal` and `json.Unmarshal` into `any`: every
+    number a float64, every map key a string, a tuple a list, a lone surrogate (a `\\ud800`
+    escape, which Go decodes to U+FFFD) U+FFFD; key order kept. A value of no JSON kind is
+    left as it is.
+
+    Raises UnsupportedValueError for a NaN or an infinity (the first Go's encoder meets: map
+    keys in sorted order, depth first), and GoJSONError for an integer beyond float64's range,
+    as Unmarshal refuses it."""
+    try:
+        return _round_trip(value)
+    except _NotFinite:
+        first = _first_not_finite(value)
+        raise UnsupportedValueError(
+            f"json: unsupported value: {go_float(math.nan if first is None else first)}"
+        ) from None
+
+
+class _NotFinite(Exception):
+    pass
+
+
+def _round_trip(value: Any) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, int | float):
+        try:
+            number = float(value)
+        except OverflowError:
+            raise GoJSONError(
+                f"json: cannot unmarshal number {value} into Go value of type float64"
+            ) from None
+        if not math.isfinite(number):
+            raise _NotFinite
+        return number
+    if isinstance(value, dict):
+        return {_round_trip(str(key)): _round_trip(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_round_trip(item) for item in value]
+    return value
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _first_not_finite(value: Any) -> float | None:
+    """The NaN or infinity json.Marshal reports: it walks maps in sorted key order."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else value
+    if isinstance(value, dict):
+        items: Iterable[Any] = (value[key] for key in sorted(value, key=str))
+    elif isinstance(value, list | tuple):
+        items = value
+    else:
+        return None
+    for item in items:
+        found = _first_not_finite(item)
+        if found is not None:
+            return found
+    return None
 
 
 def go_json(value: Any) -> str:

@@ -30,10 +30,10 @@ import pytest
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator as JsonschemaValidator
 
+from waza_ci.golang.json import go_round_trip
 from waza_ci.golang.json_scanner import go_unmarshal
 from waza_ci.graders.jsonschema.compile import (
     compile_schema,
-    go_json_round_trip,
     validation_error,
 )
 
@@ -197,7 +197,7 @@ def _cases() -> Iterator[tuple[int, Any, list[Any]]]:
 
 
 def _engine_says_valid(schema: Any, instance: Any, tmp: str) -> bool:
-    compiled = compile_schema(go_json_round_trip(schema), tmp)
+    compiled = compile_schema(go_round_trip(schema), tmp)
     return validation_error(compiled, go_unmarshal(json.dumps(instance))) is None
 
 

@@ -15,8 +15,6 @@ references and bad patterns are modelled on the library's and not verified byte 
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,8 +34,7 @@ from referencing.jsonschema import (
 )
 
 from waza_ci.golang.errors import GoError
-from waza_ci.golang.fmt import go_float
-from waza_ci.golang.json_scanner import GoJSONError, go_decode_document, go_unmarshal
+from waza_ci.golang.json_scanner import GoJSONError, go_decode_document
 from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.regexp import GoRegexError, compile_go
 from waza_ci.golang.strconv import go_quote
@@ -83,30 +80,6 @@ def schema_url(working_directory: str, resource: str = "schema.json") -> str:
     escaped as Go's net/url escapes a path."""
     path = f"{working_directory.rstrip('/')}/{resource}"
     return "file://" + url_quote(path, safe="/$&+,:;=@")
-
-
-def go_json_round_trip(schema: Any) -> Any:
-    """The schema as waza hands it to the library: through Go's json.Marshal and back (every
-    number a float64). Raises ValueError with Go's text (`json: unsupported value: +Inf`)."""
-    try:
-        text = json.dumps(schema, allow_nan=False)
-    except ValueError:
-        raise ValueError(f"json: unsupported value: {_bad_float(schema)}") from None
-    return go_unmarshal(text)
-
-
-def _bad_float(value: Any) -> str:
-    """Go's text of the first float JSON cannot hold (`+Inf`, `-Inf`, `NaN`)."""
-    pending = [value]
-    while pending:
-        current = pending.pop(0)
-        if isinstance(current, float) and not math.isfinite(current):
-            return go_float(current)
-        if isinstance(current, dict):
-            pending.extend(current.values())
-        elif isinstance(current, list):
-            pending.extend(current)
-    return "NaN"
 
 
 Loader = Callable[[str], Any]

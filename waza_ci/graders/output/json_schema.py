@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waza_ci.errors import InputError
+from waza_ci.golang.json import go_round_trip
 from waza_ci.golang.json_scanner import GoJSONError, go_unmarshal
 from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.strconv import go_quote
@@ -32,7 +33,6 @@ from waza_ci.graders.jsonschema.compile import (
     CompiledSchema,
     SchemaCompileError,
     compile_schema,
-    go_json_round_trip,
     validation_error,
 )
 from waza_ci.graders.output.json_output import MANY_DOCUMENTS, ZERO_DOCUMENTS, embedded_values
@@ -133,7 +133,7 @@ def _schema_value(config: JsonSchemaConfig, working_directory: str) -> Any:
     if schema is None:
         schema = _schema_file(config, working_directory)
     try:
-        return go_json_round_trip(schema)
+        return go_round_trip(schema)
     except ValueError as err:
         raise GraderError(f"failed to serialize schema: {err}") from None
 

@@ -19,14 +19,13 @@ the URL in its texts is `file://<working directory>/argmatcher.json#`.
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from waza_ci.golang.fmt import go_float, go_value
-from waza_ci.golang.json import go_json
+from waza_ci.golang.json import UnsupportedValueError, go_json, go_round_trip
 from waza_ci.golang.regexp import GoPattern, matches
 from waza_ci.golang.strconv import go_quote
 from waza_ci.graders.jsonschema.compile import (
@@ -110,26 +109,6 @@ ArgMatchers = tuple[tuple[str, Matcher], ...]
 # --- matching -------------------------------------------------------------------------------
 
 
-class _NotJSON(Exception):
-    """A value Go's json.Marshal refuses (NaN or an infinity)."""
-
-
-def normalized(value: Any) -> Any:
-    """A JSON round trip in Go: every number becomes a float64. Raises _NotJSON."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int | float):
-        number = float(value)
-        if not math.isfinite(number):
-            raise _NotJSON(f"json: unsupported value: {go_float(number)}")
-        return number
-    if isinstance(value, dict):
-        return {str(key): normalized(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [normalized(item) for item in value]
-    return value
-
-
 def _same(left: Any, right: Any) -> bool:
     """reflect.DeepEqual of two normalized JSON values (a bool is never a number)."""
     if isinstance(left, bool) or isinstance(right, bool):
@@ -153,12 +132,12 @@ def _rendered(value: Any) -> str:
 
 def _mismatch_equals(expected: Any, actual: Any) -> str | None:
     try:
-        want = normalized(expected)
-    except _NotJSON as err:
+        want = go_round_trip(expected)
+    except UnsupportedValueError as err:
         return f"argmatcher equals: cannot normalise expected: {err}"
     try:
-        got = normalized(actual)
-    except _NotJSON as err:
+        got = go_round_trip(actual)
+    except UnsupportedValueError as err:
         return f"argmatcher equals: cannot normalise actual: {err}"
     if _same(want, got):
         return None
@@ -172,8 +151,8 @@ def _string_form(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
-        return go_json(normalized(value))
-    except _NotJSON:
+        return go_json(go_round_trip(value))
+    except UnsupportedValueError:
         return go_value(value)
 
 
@@ -200,8 +179,8 @@ _RANGE_CHECKS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
 def _plain(value: Any) -> str:
     """Go's `%v` of a value decoded from JSON (numbers inside are float64)."""
     try:
-        return go_value(normalized(value))
-    except _NotJSON:
+        return go_value(go_round_trip(value))
+    except UnsupportedValueError:
         return go_value(value)
 
 
@@ -209,8 +188,8 @@ def _mismatch_schema(compiled: CompiledSchema | str, actual: Any) -> str | None:
     if isinstance(compiled, str):
         return compiled  # waza's Match answers with the compile error of a matcher it recompiles
     try:
-        instance = normalized(actual)
-    except _NotJSON as err:
+        instance = go_round_trip(actual)
+    except UnsupportedValueError as err:
         return f"json_schema: {err}"
     failure = validation_error(compiled, instance)
     return None if failure is None else f"json_schema: {failure}"

@@ -22,11 +22,11 @@ from typing import Any
 import yaml
 
 from waza_ci.golang.errors import GoError
+from waza_ci.golang.json import go_round_trip
 from waza_ci.golang.regexp import GoRegexError, compile_go
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.yaml import child, is_null, node_value, resolve
 from waza_ci.graders.base import GoStruct
-from waza_ci.graders.jsonschema.compile import go_json_round_trip
 from waza_ci.graders.params import config_error
 from waza_ci.graders.session.argmatcher import BOUNDS, KINDS, ArgMatchers, Matcher
 from waza_ci.waza.spec import GraderSpec
@@ -134,7 +134,7 @@ def _compile_schema(schema: dict[str, Any] | None) -> Matcher:
     if not schema:
         raise MatcherError("argmatcher: json_schema matcher requires a non-empty schema")
     try:
-        library_schema = go_json_round_trip(schema)
+        library_schema = go_round_trip(schema)
     except ValueError as err:
         raise MatcherError(f"argmatcher: failed to serialize json_schema: {err}") from None
     matcher = Matcher("json_schema", schema, schema=library_schema)

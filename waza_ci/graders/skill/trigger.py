@@ -17,12 +17,12 @@ SKILL.md and prompt files are read once per grading, where waza reads them for e
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 
 from waza_ci.errors import InputError
 from waza_ci.golang.filepath import go_clean
+from waza_ci.golang.fmt import go_fixed
 from waza_ci.golang.os import GoFileError, go_read_file
 from waza_ci.golang.strconv import go_quote
 from waza_ci.golang.strings import go_lower, go_trim_space
@@ -216,7 +216,7 @@ def _best_phrase_score(phrases: tuple[str, ...], prompt: str, prompt_tokens: set
 
 
 def _verdict(mode: str, score: float, threshold: float) -> tuple[bool, str]:
-    figures = f"(score {go_fixed2(score)} {{}} {go_fixed2(threshold)})"
+    figures = f"(score {go_fixed(score, 2)} {{}} {go_fixed(threshold, 2)})"
     if mode == "positive":
         if score >= threshold:
             return True, "Prompt is trigger-aligned " + figures.format(">=")
@@ -224,12 +224,3 @@ def _verdict(mode: str, score: float, threshold: float) -> tuple[bool, str]:
     if score < threshold:
         return True, "Prompt correctly treated as non-trigger " + figures.format("<")
     return False, "Prompt appears trigger-aligned unexpectedly " + figures.format(">=")
-
-
-def go_fixed2(value: float) -> str:
-    """Go's `%.2f` (Python's, but for the spellings of NaN and the infinities)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return f"{value:.2f}"
