@@ -402,13 +402,13 @@ def _global_failures(tasks: Sequence[TaskResult]) -> tuple[GlobalFailure, ...]:
 
 def _slowest(tasks: Sequence[TaskResult]) -> tuple[GraderTime, ...]:
     """Per grader (name and YAML line), executions, time and the tasks it ran on, slowest total
-    first. Graders graded in process are left out: they take a millisecond or none, so their
-    rows would say nothing, and would come and go with the machine's load."""
+    first. Only graders that ran a program are listed (GraderRow.ran_a_program): the rows of
+    in-process graders would say nothing, and would come and go with the machine's load."""
     times: dict[tuple[str, Source], list[int]] = {}
     ran_on: dict[tuple[str, Source], list[str]] = {}
     for task in tasks:
         for row in task.graders:
-            if row.regraded and row.kind in PROCESS_KINDS:
+            if row.ran_a_program:
                 key = (row.grader, row.source)
                 entry = times.setdefault(key, [0, 0, 0])
                 entry[0] += row.runs_total

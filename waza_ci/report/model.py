@@ -123,6 +123,13 @@ class GraderRow:
     fault, which fails the step under every `fail-on` (see decision.py)."""
 
     @property
+    def ran_a_program(self) -> bool:
+        """Whether this grader was re-graded here by starting a process: only such a grader's
+        time says something. In-process graders take a millisecond or none, so their time
+        would come and go between two gradings of the same inputs."""
+        return self.regraded and self.kind in PROCESS_KINDS
+
+    @property
     def not_run(self) -> str | None:
         """How a row waza-ci did not run is marked: `kept` (a saved verdict) or `not graded`."""
         if self.regraded:
@@ -167,10 +174,9 @@ class TaskResult:
 
     @property
     def ran_programs(self) -> bool:
-        """Whether any grader re-graded here started a process: only then is the task's time
-        worth showing. In-process graders take a millisecond or none, so a time shown for them
-        would say nothing and would come and go between two gradings of the same inputs."""
-        return any(row.regraded and row.kind in PROCESS_KINDS for row in self.graders)
+        """Whether any of its graders ran a program: only then is the task's time worth
+        showing (see GraderRow.ran_a_program)."""
+        return any(row.ran_a_program for row in self.graders)
 
 
 @dataclass(frozen=True)
