@@ -33,6 +33,18 @@ def demo(tmp_path: Path) -> Path:
     return folder
 
 
+TONE_PROMPT = "      prompt: The entry is concise and written for users.\n"
+"""The `tone` judge's prompt line in the demo as `demo()` leaves it."""
+
+
+def edit_tone(folder: Path, *lines: str) -> None:
+    """The demo's `tone` judge with its prompt line replaced by `lines`."""
+    tasks = folder / "tasks" / "changelog.yaml"
+    text = tasks.read_text()
+    assert TONE_PROMPT in text
+    tasks.write_text(text.replace(TONE_PROMPT, "".join(lines)))
+
+
 def grade(
     folder: Path, cli: str, model: FakeModel | None, *extra: str, key: str = KEY
 ) -> CliResult:
@@ -171,10 +183,7 @@ def test_a_built_in_rubric_is_read_from_waza_s_module_cache_and_judged(
     tmp_path: Path, copilot_cli: str, model: FakeModel
 ) -> None:
     folder = demo(tmp_path)
-    tasks = folder / "tasks" / "changelog.yaml"
-    text = tasks.read_text()
-    inline = "      prompt: The entry is concise and written for users."
-    tasks.write_text(text.replace(inline, "      rubric: helpfulness"))
+    edit_tone(folder, "      rubric: helpfulness\n")
     cache = tmp_path / "module-cache"
     cached = cache / "github.com" / "microsoft" / "waza" / WAZA_COMMIT / rubric_path("helpfulness")
     cached.parent.mkdir(parents=True)
@@ -213,15 +222,7 @@ def test_a_continue_session_judge_reads_the_saved_transcript_with_read_only_tool
     tmp_path: Path, copilot_cli: str, model: FakeModel
 ) -> None:
     folder = demo(tmp_path)
-    task_file = folder / "tasks" / "changelog.yaml"
-    text = task_file.read_text()
-    task_file.write_text(
-        text.replace(
-            "      prompt: The entry is concise and written for users.\n",
-            "      prompt: The entry is concise and written for users.\n"
-            "      continue_session: true\n",
-        )
-    )
+    edit_tone(folder, TONE_PROMPT, "      continue_session: true\n")
     done = grade(folder, copilot_cli, model)
     assert done.code == 1, done.stderr
     opening = model.openings()[0]
@@ -243,13 +244,7 @@ def test_pairwise_judges_twice_against_the_baseline_output(
     tmp_path: Path, copilot_cli: str, model: FakeModel
 ) -> None:
     folder = demo(tmp_path)
-    task_file = folder / "tasks" / "changelog.yaml"
-    task_file.write_text(
-        task_file.read_text().replace(
-            "      prompt: The entry is concise and written for users.\n",
-            "      prompt: The entry is concise and written for users.\n      mode: pairwise\n",
-        )
-    )
+    edit_tone(folder, TONE_PROMPT, "      mode: pairwise\n")
 
     def add_baseline(doc: dict[str, Any]) -> None:
         runs = [
